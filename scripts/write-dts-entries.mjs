@@ -1,0 +1,8 @@
+// Writes dist/index.d.ts and dist/testing.d.ts: thin entry points onto the declarations that
+// `tsc -p tsconfig.build.json` emitted under dist/types (which mirror the source tree).
+import { writeFileSync } from 'node:fs';
+
+const entries = { index: './types/src/index.js', testing: './types/src/testing/index.js' };
+for (const [name, target] of Object.entries(entries)) {
+  writeFileSync(new URL(`../dist/${name}.d.ts`, import.meta.url), `export * from '${target}';\n`);
+}

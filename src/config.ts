@@ -1,0 +1,147 @@
+/**
+ * `AgentConfig`: the agent's settings, validated with zod at `build()` (unknown keys are
+ * rejected), with every default written down here once.
+ * @module
+ */
+import * as z from 'zod/mini';
+import type { InspectionEvent, Observer } from 'xstate';
+
+const positiveInt = () => z.number().check(z.int(), z.minimum(1));
+const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
+
+/** Key-value lines rendered into the prompt as `<environment_context>`. */
+export type EnvironmentContext = Record<string, string>;
+/** An environment context, or a function producing one each turn. */
+export type EnvironmentContextSource =
+  | EnvironmentContext
+  | (() => EnvironmentContext | Promise<EnvironmentContext>);
+/** XState's `inspect` option: an observer of every inspection event of the actor system. */
+export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
+/** Schema of {@link EnvironmentContext}. */
+export const EnvironmentContextSchema = z.record(z.string(), z.string());
+
+/** Schema of {@link CompactionConfig}, defaults included. */
+export const CompactionConfigSchema = z.strictObject({
+  enabled: z._default(z.boolean(), true),
+  thresholdRatio: z._default(z.number().check(z.gt(0), z.lte(1)), 0.8),
+  reservedOutputTokens: z._default(nonNegativeInt(), 20_000),
+  bufferTokens: z._default(nonNegativeInt(), 13_000),
+  keepRecentToolResults: z._default(nonNegativeInt(), 6),
+  keepRecentRatio: z._default(z.number().check(z.gt(0), z.lt(1)), 0.2),
+  maxConsecutiveFailures: z._default(positiveInt(), 3),
+});
+
+/** Schema of {@link MemoryConfig}, defaults included. */
+export const MemoryConfigSchema = z.strictObject({
+  namespace: z.string().check(z.minLength(1)),
+  maxItems: z._default(positiveInt(), 20),
+  checkpointInterval: z._default(positiveInt(), 10),
+  extractionModel: z.optional(z.string().check(z.minLength(1))),
+});
+
+/** Schema of {@link RetryConfig}, defaults included. */
+export const RetryConfigSchema = z.strictObject({
+  maxRetries: z._default(nonNegativeInt(), 4),
+  initialDelayMs: z._default(nonNegativeInt(), 500),
+  maxDelayMs: z._default(nonNegativeInt(), 30_000),
+});
+
+/** Schema of {@link AgentConfig}; parsing it fills every default. */
+export const AgentConfigSchema = z.strictObject({
+  defaultModel: z.string().check(z.minLength(1)),
+  systemInstructions: z._default(z.array(z.string()), []),
+  personality: z.optional(z.string()),
+  environmentContext: z.optional(
+    z.union([
+      EnvironmentContextSchema,
+      z.custom<() => EnvironmentContext | Promise<EnvironmentContext>>(
+        (v) => typeof v === 'function',
+      ),
+    ]),
+  ),
+  toolTimeoutMs: z._default(positiveInt(), 120_000),
+  maxToolCallsPerTurn: z._default(positiveInt(), 50),
+  hookTimeoutMs: z._default(positiveInt(), 30_000),
+  compaction: z._default(CompactionConfigSchema, CompactionConfigSchema.parse({})),
+  memory: z.optional(MemoryConfigSchema),
+  retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
+  inspect: z.optional(
+    z.custom<InspectionObserver>(
+      (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
+    ),
+  ),
+});
+
+/** Context compaction settings (DESIGN.md §4.1). */
+export interface CompactionConfig {
+  /** Default `true`. */
+  enabled?: boolean;
+  /** Compact above this share of the window. Default `0.8`. */
+  thresholdRatio?: number;
+  /** Tokens kept free for the answer (shrinks to W/4 on small windows). Default `20_000`. */
+  reservedOutputTokens?: number;
+  /** Safety margin (shrinks to W/10 on small windows). Default `13_000`. */
+  bufferTokens?: number;
+  /** Micro-compaction keeps this many latest tool results intact. Default `6`. */
+  keepRecentToolResults?: number;
+  /** Summary compaction keeps recent messages worth about this share of the window. Default `0.2`. */
+  keepRecentRatio?: number;
+  /** After this many failures in a row, compaction stops for the session. Default `3`. */
+  maxConsecutiveFailures?: number;
+}
+
+/** Long-term memory settings. */
+export interface MemoryConfig {
+  /** Memories are read and written in this namespace. */
+  namespace: string;
+  /** At most this many memories go into the prompt. Default `20`. */
+  maxItems?: number;
+  /** Extract memories every this many turns (and at close). Default `10`. */
+  checkpointInterval?: number;
+  /** Model used for extraction. Default: the session's model. */
+  extractionModel?: string;
+}
+
+/** Retry policy for retryable provider errors. */
+export interface RetryConfig {
+  /** Retries after the first attempt. Default `4`. */
+  maxRetries?: number;
+  /** Base of the exponential backoff. Default `500`. */
+  initialDelayMs?: number;
+  /** No wait is longer, not even a server's `Retry-After`. Default `30_000`. */
+  maxDelayMs?: number;
+}
+
+/**
+ * The agent's settings, given to `new AgentBuilder(config)`.
+ * @example
+ * const config: AgentConfig = { defaultModel: 'gpt-4o-mini', systemInstructions: ['Be brief.'] };
+ */
+export interface AgentConfig {
+  /** Model of sessions that name none; a registered provider must serve it. */
+  defaultModel: string;
+  /** Joined into the prompt's `<system_instructions>`. Default `[]`. */
+  systemInstructions?: string[];
+  /** A personality paragraph for the prompt. */
+  personality?: string;
+  /** Rendered each turn as `<environment_context>`; a function is called each turn. */
+  environmentContext?: EnvironmentContextSource;
+  /** A tool call's time limit in ms. Default `120_000`. */
+  toolTimeoutMs?: number;
+  /** Tool calls allowed per turn. Default `50`. */
+  maxToolCallsPerTurn?: number;
+  /** A hook handler's time limit in ms. Default `30_000`. */
+  hookTimeoutMs?: number;
+  /** Context compaction. */
+  compaction?: CompactionConfig;
+  /** Long-term memory (needs a registered `MemoryStorage`). */
+  memory?: MemoryConfig;
+  /** Retries of retryable provider errors. */
+  retry?: RetryConfig;
+  /** XState inspection observer, given to the root actor (sees Agent, Session and Turn). */
+  inspect?: InspectionObserver;
+}
+
+/** An {@link AgentConfig} after validation, every default filled in. */
+export type ResolvedAgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -1,0 +1,74 @@
+import * as z from 'zod/mini';
+import type { $ZodType, output } from 'zod/v4/core';
+import type { JsonSchema, ToolOutput } from '../types.js';
+
+/** What a tool's `execute` receives. */
+export interface ToolExecuteInput<A> {
+  /** The model's id for this call. */
+  callId: string;
+  /** Arguments, parsed from JSON and validated by the tool's schema. */
+  arguments: A;
+  sessionId: string;
+  turnId: string;
+  /** Aborts on timeout or when the turn is cancelled; a cooperative tool stops then. */
+  signal: AbortSignal;
+}
+
+/**
+ * A tool the model may call.
+ *
+ * `execute` may return a string (the content) or a {@link ToolOutput}; a throw becomes an error
+ * result the model reads, never an exception out of the turn.
+ */
+export interface ToolHandler<A = unknown> {
+  /** `^[a-zA-Z0-9_-]{1,64}$` (what OpenAI accepts); unique per agent. */
+  name: string;
+  /** Tells the model when and how to use the tool. */
+  description: string;
+  /** zod schema (classic or mini) of the arguments; the JSON Schema sent to models is derived. */
+  parameters: $ZodType<A>;
+  /** A mutating tool makes its whole batch run serially, in call order. Default `false`. */
+  mutating?: boolean;
+  /** Runs one call. */
+  execute(input: ToolExecuteInput<A>): Promise<ToolOutput | string>;
+}
+
+/** What {@link defineTool} takes. */
+export interface ToolDefinition<S extends $ZodType> {
+  name: string;
+  description: string;
+  parameters: S;
+  mutating?: boolean;
+  execute(input: ToolExecuteInput<output<S>>): Promise<ToolOutput | string> | ToolOutput | string;
+}
+
+/**
+ * Defines a tool whose argument type is inferred from its zod schema.
+ * @example
+ * const weather = defineTool({
+ *   name: 'get_weather',
+ *   description: 'Current weather of a city',
+ *   parameters: z.object({ city: z.string() }),
+ *   execute: async ({ arguments: { city } }) => `Sunny in ${city}`,
+ * });
+ */
+export function defineTool<S extends $ZodType>(definition: ToolDefinition<S>): ToolHandler<output<S>> {
+  const { execute } = definition;
+  const tool: ToolHandler<output<S>> = {
+    name: definition.name,
+    description: definition.description,
+    parameters: definition.parameters as $ZodType<output<S>>,
+    execute: async (input) => execute(input),
+  };
+  if (definition.mutating !== undefined) tool.mutating = definition.mutating;
+  return tool;
+}
+
+/**
+ * The JSON Schema of a tool's arguments, as sent to models (the schema's *input* side, since
+ * that is what the model writes). Throws when the schema cannot be expressed in JSON Schema.
+ */
+export function toolParametersJsonSchema(tool: Pick<ToolHandler, 'parameters'>): JsonSchema {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.parameters, { io: 'input' }) as JsonSchema;
+  return schema;
+}
