@@ -23,7 +23,6 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/browser/**', 'node_modules/**'],
     testTimeout: 20_000,
     typecheck: {
       enabled: true,

@@ -10,7 +10,7 @@ export interface ToolExecuteInput<A> {
   arguments: A;
   sessionId: string;
   turnId: string;
-  /** Aborts on timeout or when the turn is cancelled; a cooperative tool stops then. */
+  /** Aborts when the call times out, so a cooperative tool stops. (A cancelled turn lets started tools finish.) */
   signal: AbortSignal;
 }
 

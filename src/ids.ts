@@ -1,0 +1,19 @@
+/**
+ * Ids for sessions, turns, memories and synthetic calls. `crypto.randomUUID` needs a secure
+ * context in browsers (https or localhost); elsewhere a v4 UUID is built from `getRandomValues`.
+ * @module
+ */
+export function generateId(): string {
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** The current time as an ISO-8601 string. */
+export function nowIso(): string {
+  return new Date().toISOString();
+}
