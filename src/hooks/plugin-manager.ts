@@ -1,0 +1,187 @@
+/**
+ * `PluginManager`: the plugins' lifecycle (seed §5.3, §7). At build: validate every plugin,
+ * `initialize(config)` each in registration order, then `apply(ctx)` each so it taps its hooks.
+ * At shutdown: `shutdown()` each in reverse order.
+ * @module
+ */
+import * as z from 'zod/mini';
+import { AgentError, Errors, describeError } from '../errors.js';
+import type { HookEvent } from '../types.js';
+import type { HookHandler, Plugin, PluginContext } from '../ports/plugin.js';
+import { assertValidTap } from './hook-registry.js';
+import type { HookRegistry } from './hook-registry.js';
+
+/** A plugin with the config it was registered with (`registerPlugin(plugin, config)`). */
+export interface PluginRegistration {
+  plugin: Plugin;
+  config: unknown;
+}
+
+/** A plugin as the system prompt's plugin section lists it. */
+export interface PluginDescriptor {
+  id: string;
+  displayName: string;
+  description: string;
+}
+
+const optionalFunction = () =>
+  z.optional(z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'expected function'));
+
+const PluginShapeSchema = z.object({
+  id: z.string().check(z.minLength(1)),
+  displayName: z.string(),
+  description: z.string(),
+  initialize: optionalFunction(),
+  apply: z.custom<(ctx: PluginContext) => void>((v) => typeof v === 'function', 'expected function'),
+  shutdown: optionalFunction(),
+});
+
+type Phase = 'new' | 'initializing' | 'ready' | 'failed' | 'shut_down';
+
+interface StagedTap {
+  event: HookEvent;
+  pluginId: string;
+  pluginConfig: unknown;
+  handler: HookHandler;
+}
+
+/**
+ * Runs the plugins' lifecycle.
+ * @example
+ * const plugins = new PluginManager([{ plugin: auditPlugin, config: { level: 'info' } }]);
+ * await plugins.initialize(hooks);   // rejects PLUGIN_INIT_FAILED naming the plugin
+ * // ...
+ * const failures = await plugins.shutdown();
+ */
+export class PluginManager {
+  readonly #registrations: readonly PluginRegistration[];
+  /** Plugins whose `initialize` succeeded, in registration order: the ones `shutdown` owes. */
+  #initialized: Plugin[] = [];
+  #phase: Phase = 'new';
+
+  constructor(registrations: readonly PluginRegistration[]) {
+    this.#registrations = [...registrations];
+  }
+
+  /**
+   * Validates each plugin (`INVALID_INPUT`; a repeated id is `NAME_CONFLICT`), calls
+   * `initialize(config)` on each in order, then `apply(ctx)` on each in order. The hooks they tap
+   * reach `hooks` only once every plugin has succeeded. If an `initialize` or `apply` throws,
+   * the plugins already initialized are shut down in reverse order (their failures are ignored)
+   * and the promise rejects with `PLUGIN_INIT_FAILED` naming the plugin; `hooks` is untouched.
+   */
+  async initialize(hooks: HookRegistry): Promise<void> {
+    if (this.#phase !== 'new') {
+      throw Errors.invalidInput('PluginManager.initialize() may be called only once');
+    }
+    this.#phase = 'initializing';
+    try {
+      this.#validate();
+    } catch (error) {
+      this.#phase = 'failed';
+      throw error;
+    }
+
+    const staged: StagedTap[] = [];
+    let current: Plugin | undefined;
+    try {
+      for (const { plugin, config } of this.#registrations) {
+        current = plugin;
+        if (plugin.initialize) await plugin.initialize(config);
+        this.#initialized.push(plugin);
+      }
+      for (const { plugin, config } of this.#registrations) {
+        current = plugin;
+        const ctx = stagingContext(plugin.id, config, staged);
+        plugin.apply(ctx);
+        ctx.close();
+      }
+    } catch (error) {
+      this.#phase = 'failed';
+      await this.#shutdownInitialized();
+      throw Errors.pluginInitFailed(current?.id ?? '(unknown)', error);
+    }
+    // Every plugin succeeded: only now do their handlers become visible.
+    for (const tap of staged) hooks.tap(tap.event, tap.pluginId, tap.pluginConfig, tap.handler);
+    this.#phase = 'ready';
+  }
+
+  /**
+   * Calls `shutdown()` of every initialized plugin in reverse registration order. One that throws
+   * (or rejects) does not stop the others; each failure is returned as an `AgentError` naming the
+   * plugin. Calling it again does nothing.
+   */
+  async shutdown(): Promise<AgentError[]> {
+    if (this.#phase === 'shut_down') return [];
+    this.#phase = 'shut_down';
+    return this.#shutdownInitialized();
+  }
+
+  /** Each registered plugin's id, display name and description, in registration order. */
+  descriptors(): PluginDescriptor[] {
+    return this.#registrations.map(({ plugin }) => ({
+      id: plugin.id,
+      displayName: plugin.displayName,
+      description: plugin.description,
+    }));
+  }
+
+  #validate(): void {
+    const seen = new Set<string>();
+    this.#registrations.forEach((registration, index) => {
+      const result = z.safeParse(PluginShapeSchema, registration?.plugin);
+      if (!result.success) {
+        throw Errors.invalidInputFromIssues(`plugins[${index}]`, result.error.issues, result.error);
+      }
+      const { id } = result.data;
+      if (seen.has(id)) throw Errors.nameConflict('plugin', id);
+      seen.add(id);
+    });
+  }
+
+  async #shutdownInitialized(): Promise<AgentError[]> {
+    const failures: AgentError[] = [];
+    const plugins = this.#initialized.reverse();
+    this.#initialized = [];
+    for (const plugin of plugins) {
+      try {
+        await plugin.shutdown?.();
+      } catch (error) {
+        // No dedicated code exists for a failed shutdown; it is a plugin failure like a hook's.
+        failures.push(
+          new AgentError('HOOK_FAILED', `plugin '${plugin.id}' shutdown: ${describeError(error)}`, {
+            source: 'plugin',
+            cause: error,
+          }),
+        );
+      }
+    }
+    return failures;
+  }
+}
+
+/**
+ * A `PluginContext` that records taps instead of registering them, so a failed build leaves no
+ * handler behind. After `close()` (the end of `apply`) it refuses further taps.
+ */
+function stagingContext(
+  pluginId: string,
+  pluginConfig: unknown,
+  staged: StagedTap[],
+): PluginContext & { close(): void } {
+  let open = true;
+  return {
+    pluginId,
+    pluginConfig,
+    tap(event, handler) {
+      if (!open) {
+        throw Errors.invalidInput(`plugin '${pluginId}': tap() is only available during apply()`);
+      }
+      assertValidTap(event, pluginId, handler);
+      staged.push({ event, pluginId, pluginConfig, handler: handler as unknown as HookHandler });
+    },
+    close() {
+      open = false;
+    },
+  };
+}

@@ -1,0 +1,296 @@
+/**
+ * `ToolDispatcher`: runs one batch of the model's tool calls (seed §12, DESIGN.md §4.1 "Tools"
+ * and "Hooks and tools, order").
+ *
+ * Batch: when every call names a read-only tool the calls run concurrently; when any names a
+ * mutating tool the whole batch runs serially in call order. Results come back in call order.
+ *
+ * One call, in this order:
+ * 1. parse the raw JSON arguments; look the tool up; validate the arguments with its schema.
+ *    A failure here is an error result (start and end events are still emitted; no hooks run).
+ * 2. `before_tool_use` — `abort` gives the synthetic result `Tool aborted by hook: <reason>`
+ *    (the tool does not run); `continue_with` arguments are validated again before they are used.
+ * 3. cancellation check — a call that has not emitted `tool_call_start` when the turn is
+ *    cancelled is skipped: no events, the result {@link TOOL_CALL_SKIPPED_TEXT}, `skipped: true`.
+ * 4. `tool_call_start` with the final arguments.
+ * 5. execute, bounded by the tool timeout (its own `AbortSignal`, not aborted by cancel).
+ * 6. truncate to 1 MiB; `after_tool_use` (may replace the output; truncated again).
+ * 7. `tool_call_end` with `durationMs` (execution time) and `success` (= not an error).
+ * @module
+ */
+import * as z from 'zod/mini';
+import type { $ZodIssue } from 'zod/v4/core';
+import { Errors, describeError, toAgentError } from '../errors.js';
+import type { AgentError } from '../errors.js';
+import type { HookContext, HookRegistry } from '../hooks/hook-registry.js';
+import { toolParametersJsonSchema } from '../ports/tool-handler.js';
+import type { ToolHandler } from '../ports/tool-handler.js';
+import type { AgentEventPayload, ToolOutput, ToolSpec } from '../types.js';
+import { executeWithTimeout } from './execute-with-timeout.js';
+import { TOOL_CALL_SKIPPED_TEXT, ToolResultTexts } from './tool-result-texts.js';
+import { truncateToolOutput } from './truncate.js';
+
+/** One call the model asked for. */
+export interface ToolCallRequest {
+  callId: string;
+  toolName: string;
+  /** Raw JSON text, as the model produced it. */
+  arguments: string;
+}
+
+/** How one call ended. */
+export interface ToolCallResult {
+  callId: string;
+  toolName: string;
+  /** Final arguments: the parsed JSON (maybe replaced by a hook), or the raw string when it was not valid JSON. */
+  arguments: unknown;
+  /** Final output: truncated, with any `after_tool_use` replacement applied (and truncated again). */
+  output: ToolOutput;
+  /** Whether the model should read the output as an error (`output.isError === true`). */
+  isError: boolean;
+  /** `true`: the call was not started because the turn was cancelled. */
+  skipped: boolean;
+  /** Execution time in ms (0 when skipped). */
+  durationMs: number;
+}
+
+/** What a batch needs from the turn running it. */
+export interface ToolBatchContext {
+  sessionId: string;
+  turnId: string;
+  /**
+   * When aborted, calls that have not emitted `tool_call_start` yet are skipped; started ones
+   * finish (their own signal is not aborted by a cancel).
+   */
+  cancelSignal: AbortSignal;
+  /** Receives `tool_call_start` / `tool_call_end`. */
+  emit(payload: AgentEventPayload): void;
+  /** Receives non-fatal problems, e.g. `HOOK_FAILED` from a tool hook. */
+  reportError(error: AgentError): void;
+}
+
+/** Options of {@link ToolDispatcher}. */
+export interface ToolDispatcherOptions {
+  /** The registered tools, in registration order (names must be unique). */
+  tools: readonly ToolHandler[];
+  /** Per-call time limit in ms (`AgentConfig.toolTimeoutMs`). */
+  timeoutMs: number;
+  /** Where `before_tool_use` / `after_tool_use` handlers live. */
+  hooks: HookRegistry;
+}
+
+type ArgumentsCheck = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/** Runs batches of tool calls against the registered tools. */
+export class ToolDispatcher {
+  /** The tools as the model sees them, in registration order (computed once). */
+  readonly specs: readonly ToolSpec[];
+  readonly #tools: ReadonlyMap<string, ToolHandler>;
+  readonly #names: readonly string[];
+  readonly #timeoutMs: number;
+  readonly #hooks: HookRegistry;
+
+  /**
+   * @throws AgentError `NAME_CONFLICT` for a repeated tool name, `INVALID_INPUT` for a tool whose
+   * schema cannot be expressed as JSON Schema or a non-positive timeout.
+   */
+  constructor(options: ToolDispatcherOptions) {
+    const { tools, timeoutMs, hooks } = options;
+    if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
+      throw Errors.invalidInput(`tool timeoutMs must be a positive number, got ${String(timeoutMs)}`);
+    }
+    const byName = new Map<string, ToolHandler>();
+    const specs: ToolSpec[] = [];
+    for (const tool of tools) {
+      if (byName.has(tool.name)) throw Errors.nameConflict('tool', tool.name);
+      byName.set(tool.name, tool);
+      specs.push({ name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool) });
+    }
+    this.#tools = byName;
+    this.#names = [...byName.keys()];
+    this.specs = specs;
+    this.#timeoutMs = timeoutMs;
+    this.#hooks = hooks;
+  }
+
+  /** Whether a tool named `name` is registered. */
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** Whether `name` is a registered tool marked `mutating` (unknown names are not). */
+  isMutating(name: string): boolean {
+    return this.#tools.get(name)?.mutating === true;
+  }
+
+  /**
+   * Runs `calls` (concurrently when all are read-only, else serially in order) and resolves with
+   * one result per call, in call order. Never rejects: every problem becomes an error result.
+   */
+  async runBatch(calls: readonly ToolCallRequest[], ctx: ToolBatchContext): Promise<ToolCallResult[]> {
+    if (calls.some((call) => this.isMutating(call.toolName))) {
+      const results: ToolCallResult[] = [];
+      for (const call of calls) results.push(await this.#runCallSafely(call, ctx));
+      return results;
+    }
+    return Promise.all(calls.map((call) => this.#runCallSafely(call, ctx)));
+  }
+
+  async #runCallSafely(call: ToolCallRequest, ctx: ToolBatchContext): Promise<ToolCallResult> {
+    try {
+      return await this.#runCall(call, ctx);
+    } catch (error) {
+      // Only a throwing `emit`/`reportError` gets here; the batch still resolves.
+      ctx.reportError(toAgentError(error, 'TOOL_EXECUTION_ERROR'));
+      const output = { content: ToolResultTexts.failed(call.toolName, error), isError: true };
+      return { ...identify(call), arguments: call.arguments, output, isError: true, skipped: false, durationMs: 0 };
+    }
+  }
+
+  async #runCall(call: ToolCallRequest, ctx: ToolBatchContext): Promise<ToolCallResult> {
+    const parsed = parseJsonArguments(call.arguments);
+    let args: unknown = parsed.ok ? parsed.value : call.arguments;
+    if (ctx.cancelSignal.aborted) return skippedResult(call, args);
+
+    const hookCtx: HookContext = { sessionId: ctx.sessionId, turnId: ctx.turnId };
+    const tool = this.#tools.get(call.toolName);
+    let problem: string | null = null;
+    let abortReason: string | null = null;
+    let validArgs: unknown;
+
+    // 1. Arguments: a problem here ends the call with an error result (no hooks).
+    if (tool === undefined) problem = ToolResultTexts.unknownTool(call.toolName, this.#names);
+    else if (!parsed.ok) problem = ToolResultTexts.invalidJson(call.toolName, parsed.problem);
+    else {
+      const checked = await validateArguments(tool, args, ToolResultTexts.invalidArguments);
+      if (checked.ok) validArgs = checked.value;
+      else problem = checked.problem;
+    }
+
+    // 2. before_tool_use: may abort, or replace the arguments (validated again).
+    if (tool !== undefined && problem === null && this.#hooks.has('before_tool_use')) {
+      const outcome = await this.#hooks.dispatch('before_tool_use', hookCtx, {
+        callId: call.callId,
+        toolName: call.toolName,
+        arguments: args,
+      });
+      outcome.failures.forEach((failure) => ctx.reportError(failure));
+      if (outcome.aborted !== null) abortReason = outcome.aborted;
+      else if (outcome.data.arguments !== args) {
+        args = outcome.data.arguments;
+        const checked = await validateArguments(tool, args, ToolResultTexts.invalidReplacedArguments);
+        if (checked.ok) validArgs = checked.value;
+        else problem = checked.problem;
+      }
+    }
+
+    // 3. Not started yet: a cancel skips it.
+    if (ctx.cancelSignal.aborted) return skippedResult(call, args);
+
+    // 4–5. Start and execute.
+    ctx.emit({ type: 'tool_call_start', callId: call.callId, toolName: call.toolName, arguments: args });
+    const startedAt = now();
+    let output: ToolOutput;
+    if (problem !== null) output = { content: problem, isError: true };
+    else if (abortReason !== null) output = { content: ToolResultTexts.abortedByHook(abortReason), isError: true };
+    else {
+      output = await executeWithTimeout(
+        tool!,
+        { callId: call.callId, arguments: validArgs, sessionId: ctx.sessionId, turnId: ctx.turnId },
+        this.#timeoutMs,
+      );
+    }
+    const durationMs = Math.max(0, now() - startedAt);
+    output = truncateOutput(output);
+
+    // 6. after_tool_use sees the truncated output of a call that ran, and may replace it.
+    const ran = problem === null && abortReason === null;
+    if (ran && this.#hooks.has('after_tool_use')) {
+      const outcome = await this.#hooks.dispatch('after_tool_use', hookCtx, {
+        callId: call.callId,
+        toolName: call.toolName,
+        arguments: args,
+        output,
+        durationMs,
+      });
+      outcome.failures.forEach((failure) => ctx.reportError(failure));
+      if (outcome.data.output !== output) output = truncateOutput(outcome.data.output);
+    }
+
+    // 7. End.
+    const isError = output.isError === true;
+    ctx.emit({
+      type: 'tool_call_end',
+      callId: call.callId,
+      toolName: call.toolName,
+      output,
+      durationMs,
+      success: !isError,
+    });
+    return { ...identify(call), arguments: args, output, isError, skipped: false, durationMs };
+  }
+}
+
+function identify(call: ToolCallRequest): { callId: string; toolName: string } {
+  return { callId: call.callId, toolName: call.toolName };
+}
+
+function skippedResult(call: ToolCallRequest, args: unknown): ToolCallResult {
+  return {
+    ...identify(call),
+    arguments: args,
+    output: { content: TOOL_CALL_SKIPPED_TEXT, isError: true },
+    isError: true,
+    skipped: true,
+    durationMs: 0,
+  };
+}
+
+/**
+ * Parses the model's raw arguments. Empty (or blank) text means "no arguments" (`{}`): some
+ * OpenAI-compatible servers send `""` for a tool without parameters.
+ */
+function parseJsonArguments(raw: string): { ok: true; value: unknown } | { ok: false; problem: unknown } {
+  if (raw.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(raw) as unknown };
+  } catch (error) {
+    return { ok: false, problem: error };
+  }
+}
+
+/** Validates with the tool's schema (async, so user schemas with async refinements work). */
+async function validateArguments(
+  tool: ToolHandler,
+  args: unknown,
+  describe: (name: string, issues: readonly $ZodIssue[]) => string,
+): Promise<ArgumentsCheck> {
+  try {
+    const result = await z.safeParseAsync(tool.parameters, args);
+    return result.success
+      ? { ok: true, value: result.data }
+      : { ok: false, problem: describe(tool.name, result.error.issues) };
+  } catch (error) {
+    return { ok: false, problem: ToolResultTexts.validationFailed(tool.name, error) };
+  }
+}
+
+function truncateOutput(output: ToolOutput): ToolOutput {
+  const content = truncateToolOutput(output.content);
+  return content === output.content ? output : { ...output, content };
+}
+
+function jsonSchemaOf(tool: ToolHandler): ToolSpec['parameters'] {
+  try {
+    return toolParametersJsonSchema(tool);
+  } catch (error) {
+    throw Errors.invalidInput(
+      `tool '${tool.name}': parameters cannot be expressed as JSON Schema (${describeError(error)})`,
+      error,
+    );
+  }
+}
+
+function now(): number {
+  return globalThis.performance.now();
+}

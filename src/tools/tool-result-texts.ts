@@ -1,0 +1,40 @@
+/**
+ * The texts of the error results the model reads when a tool call cannot run or fails. Each names
+ * the tool and the problem so the model can correct itself on the next request.
+ * @module
+ */
+import type { $ZodIssue } from 'zod/v4/core';
+import { describeError, formatIssues } from '../errors.js';
+
+/** The result of a call not started because the turn was cancelled. */
+export const TOOL_CALL_SKIPPED_TEXT = 'Tool call skipped: the turn was cancelled before it started.';
+
+/** Texts of the tool dispatcher's error results. */
+export const ToolResultTexts = {
+  /** The model named a tool that is not registered. */
+  unknownTool: (name: string, available: readonly string[]): string =>
+    `Unknown tool '${name}'. ` +
+    (available.length > 0 ? `Available tools: ${available.join(', ')}.` : 'No tools are available.'),
+  /** The arguments are not valid JSON. */
+  invalidJson: (name: string, error: unknown): string =>
+    `Invalid arguments for tool '${name}': not valid JSON (${describeError(error)}). ` +
+    'Send the arguments as one JSON object.',
+  /** The arguments do not match the tool's schema; lists each failing path. */
+  invalidArguments: (name: string, issues: readonly $ZodIssue[]): string =>
+    `Invalid arguments for tool '${name}': ${formatIssues(issues)}`,
+  /** The arguments a `before_tool_use` hook put in place do not match the schema. */
+  invalidReplacedArguments: (name: string, issues: readonly $ZodIssue[]): string =>
+    `Invalid arguments for tool '${name}' (as replaced by a before_tool_use hook): ${formatIssues(issues)}`,
+  /** The schema itself failed while validating (e.g. a refinement threw). */
+  validationFailed: (name: string, error: unknown): string =>
+    `Could not validate the arguments of tool '${name}': ${describeError(error)}`,
+  /** A `before_tool_use` handler aborted the call (text fixed by the seed). */
+  abortedByHook: (reason: string): string => `Tool aborted by hook: ${reason}`,
+  /** The call ran past the tool timeout (text fixed by the seed). */
+  timedOut: (timeoutMs: number): string => `Tool timed out after ${timeoutMs}ms`,
+  /** `execute` threw or rejected. */
+  failed: (name: string, error: unknown): string => `Tool '${name}' failed: ${describeError(error)}`,
+  /** `execute` resolved with something that is neither a string nor a ToolOutput. */
+  invalidOutput: (name: string): string =>
+    `Tool '${name}' returned an invalid result: expected a string or { content: string }.`,
+} as const;
