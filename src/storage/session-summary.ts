@@ -1,0 +1,134 @@
+/**
+ * The session summary as a fold over a session's events, and the text a session search looks
+ * at. Pure, so every {@link SessionStorage} (in-memory, IndexedDB, yours) derives the same
+ * summary from the same events.
+ * @module
+ */
+import type { ContentBlock, SessionEvent, SessionSummary } from '../types.js';
+
+/** Longest title, in characters (Unicode code points). */
+export const TITLE_MAX_LENGTH = 80;
+
+/** The metadata key under which the runtime saves the session config (`{ modelId, ... }`). */
+export const SESSION_CONFIG_KEY = 'session_config';
+
+/**
+ * The summary after `event` is appended to the session `sessionId` whose summary so far is
+ * `summary` (`null` for the first event). Returns a new object; `summary` is not changed.
+ *
+ * - `title`: text of the first user message that has any text (text blocks joined by a space,
+ *   whitespace collapsed, cut to {@link TITLE_MAX_LENGTH} code points); `''` until there is one.
+ * - `modelId`: `modelId` of the latest `session_config` metadata; `''` until known.
+ * - `createdAt`: the first event's timestamp; `updatedAt`: the latest timestamp seen (never
+ *   moves backwards, which the paging guarantee of `cursor.ts` relies on).
+ *   Both are normalized to UTC `toISOString()` form, so comparing them as strings (as an
+ *   IndexedDB index does) orders them by instant.
+ * - `turnCount`: user messages; `eventCount`: events.
+ */
+export function applyEventToSummary(
+  summary: SessionSummary | null,
+  sessionId: string,
+  event: SessionEvent,
+): SessionSummary {
+  const timestamp = normalizeTimestamp(event.timestamp);
+  const base: SessionSummary = summary ?? {
+    id: sessionId,
+    title: '',
+    modelId: '',
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    turnCount: 0,
+    eventCount: 0,
+  };
+  const next: SessionSummary = {
+    ...base,
+    updatedAt: timestamp > base.updatedAt ? timestamp : base.updatedAt,
+    eventCount: base.eventCount + 1,
+  };
+  const { payload } = event;
+  if (payload.type === 'user_message') {
+    next.turnCount = base.turnCount + 1;
+    if (next.title === '') next.title = titleFrom(payload.content);
+  } else if (payload.type === 'metadata' && payload.key === SESSION_CONFIG_KEY) {
+    const modelId = modelIdOf(payload.value);
+    if (modelId !== undefined) next.modelId = modelId;
+  }
+  return next;
+}
+
+/** The summary of a whole list of events, or `null` when there are none. */
+export function summarizeEvents(
+  sessionId: string,
+  events: readonly SessionEvent[],
+): SessionSummary | null {
+  let summary: SessionSummary | null = null;
+  for (const event of events) summary = applyEventToSummary(summary, sessionId, event);
+  return summary;
+}
+
+/**
+ * The text of `event` that a session search matches: the text blocks of user and assistant
+ * messages, a system message's content, a tool result's content; `''` for anything else
+ * (tool calls, metadata, images).
+ */
+export function searchableText(event: SessionEvent): string {
+  const { payload } = event;
+  switch (payload.type) {
+    case 'user_message':
+    case 'assistant_message':
+      return textOf(payload.content);
+    case 'system_message':
+    case 'tool_result':
+      return payload.content;
+    default:
+      return '';
+  }
+}
+
+/**
+ * A search query in the form {@link matchesQuery} expects: lower case, whitespace collapsed,
+ * trimmed. `''` means "matches nothing": a blank query finds no sessions.
+ */
+export function normalizeQuery(query: string): string {
+  return collapseWhitespace(query).toLowerCase();
+}
+
+/**
+ * Whether `text` contains the normalized `query` (case-insensitive, whitespace-insensitive in
+ * the sense that any run of whitespace matches any other). A blank query matches nothing.
+ */
+export function matchesQuery(text: string, normalizedQuery: string): boolean {
+  if (normalizedQuery === '') return false;
+  return collapseWhitespace(text).toLowerCase().includes(normalizedQuery);
+}
+
+/** `timestamp` as UTC `toISOString()`; unchanged if it does not parse (validation is elsewhere). */
+export function normalizeTimestamp(timestamp: string): string {
+  const time = Date.parse(timestamp);
+  return Number.isNaN(time) ? timestamp : new Date(time).toISOString();
+}
+
+function titleFrom(content: readonly ContentBlock[]): string {
+  const text = collapseWhitespace(textOf(content));
+  const codePoints = Array.from(text);
+  // Cutting by code points never splits a surrogate pair; trimEnd drops a space left at the cut.
+  return codePoints.length <= TITLE_MAX_LENGTH
+    ? text
+    : codePoints.slice(0, TITLE_MAX_LENGTH).join('').trimEnd();
+}
+
+function textOf(content: readonly ContentBlock[]): string {
+  return content
+    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+    .join(' ');
+}
+
+function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/gu, ' ').trim();
+}
+
+function modelIdOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !('modelId' in value)) return undefined;
+  const { modelId } = value;
+  return typeof modelId === 'string' ? modelId : undefined;
+}
