@@ -1,0 +1,17 @@
+/**
+ * The shared storage contracts, run against the IndexedDB storages on `fake-indexeddb`
+ * (a fresh factory per case, so cases never see each other's data).
+ */
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
+import { describe, it } from 'vitest';
+import { IndexedDbSessionStorage } from '../../src/storage/indexeddb/index.js';
+import { sessionStorageContract } from '../contracts/session-storage.contract.js';
+
+describe('IndexedDbSessionStorage meets the SessionStorage contract (fake-indexeddb)', () => {
+  for (const contractCase of sessionStorageContract) {
+    it(contractCase.name, () =>
+      contractCase.run(new IndexedDbSessionStorage({ indexedDB: new IDBFactory() })),
+    );
+  }
+});
