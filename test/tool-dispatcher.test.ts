@@ -50,9 +50,9 @@ function loggingTool(name: string, log: string[], options: { mutating?: boolean;
   });
 }
 
-function dispatcher(tools: ToolHandler<never>[], options: { timeoutMs?: number; hooks?: HookRegistry } = {}) {
+function dispatcher(tools: ToolHandler[], options: { timeoutMs?: number; hooks?: HookRegistry } = {}) {
   return new ToolDispatcher({
-    tools: tools as unknown as ToolHandler[],
+    tools,
     timeoutMs: options.timeoutMs ?? 5_000,
     hooks: options.hooks ?? new HookRegistry({ timeoutMs: 5_000 }),
   });
