@@ -12,7 +12,7 @@ import { resolveOptions, type IndexedDbStorageOptions, type ResolvedOptions } fr
 import { readRecord } from './records.js';
 import { toStorageError } from './storage-error.js';
 
-const IdSchema = z.string().check(z.minLength(1));
+const IdSchema = z.string();
 const LimitSchema = z.number().check(z.int(), z.minimum(1));
 
 /**
