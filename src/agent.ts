@@ -1,0 +1,152 @@
+/**
+ * `Agent`: the handle `build()` returns. It owns the root actor (the Agent machine, whose
+ * children are the Session and Turn machines) and the immutable registries, and opens one
+ * session at a time.
+ * @module
+ */
+import { createActor, type Actor } from 'xstate';
+import type { agentMachine } from '../machines/agent.machine.js';
+import { provideAgentMachine } from './actors/provide-machines.js';
+import { AgentError, Errors } from './errors.js';
+import { generateId } from './ids.js';
+import { loadSessionForResume } from './session/resume.js';
+import { SessionRuntime, type AgentServices } from './session/session-runtime.js';
+import { Session } from './session.js';
+import { SessionConfigSchema, type SessionConfig } from './types.js';
+import { parseInput } from './validate.js';
+import * as z from 'zod/mini';
+
+const SessionIdSchema = z.string().check(z.minLength(1));
+
+/** The Agent machine's actor type. */
+export type AgentActor = Actor<typeof agentMachine>;
+
+/** A built agent. Create it with `AgentBuilder.build()`. */
+export class Agent {
+  /** The root actor (Agent machine): inspect it or subscribe to it; do not send to it. */
+  readonly actor: AgentActor;
+  readonly #services: AgentServices;
+  readonly #runtimes = new Map<string, SessionRuntime>();
+  /** Errors with no session to report to (e.g. a plugin failing at shutdown). */
+  readonly #unowned: AgentError[] = [];
+  #shutdown: Promise<void> | null = null;
+
+  /** @internal — use `AgentBuilder.build()`. */
+  constructor(services: AgentServices) {
+    this.#services = services;
+    const logic = provideAgentMachine({
+      lookup: (sessionId) => {
+        const rt = this.#runtimes.get(sessionId);
+        if (!rt) throw new Error(`no runtime for session '${sessionId}'`);
+        return rt;
+      },
+      shutdownPlugins: async () => {
+        this.#unowned.push(...(await services.plugins.shutdown()));
+      },
+      reportUnowned: (error) => this.#unowned.push(error),
+    });
+    this.actor = createActor(logic, services.config.inspect ? { inspect: services.config.inspect } : {}) as AgentActor;
+    // An actor that errors with no error observer rethrows globally; ours never should, but a
+    // bug must not crash the host page.
+    this.actor.subscribe({ error: (error) => this.#unowned.push(Errors.provider(String(error), { cause: error })) });
+    this.actor.start();
+  }
+
+  /** Failures that had no session to report to (plugin shutdown errors, crashed actors). */
+  get unreportedErrors(): readonly AgentError[] {
+    return this.#unowned;
+  }
+
+  /**
+   * Opens a new session. Rejects `SESSION_BUSY` while another session (or its still-running
+   * turn) is alive, `MODEL_NOT_SUPPORTED` for an unknown model, `INVALID_INPUT` for bad config.
+   */
+  async newSession(config: SessionConfig = {}): Promise<Session> {
+    const parsed = parseInput(SessionConfigSchema, config, 'sessionConfig');
+    this.#assertSlotFree();
+    const modelId = parsed.modelId ?? this.#services.config.defaultModel;
+    const { provider, model } = this.#resolveModel(modelId);
+    const id = generateId();
+    const rt = new SessionRuntime(id, this.#services, provider, model, { ...parsed, modelId }, [], 0);
+    return this.#open(rt, false, 0);
+  }
+
+  /**
+   * Reopens a stored session: its history, counters and config are restored and memories
+   * reloaded; `session_start` does not fire. Rejects `SESSION_NOT_FOUND` when it is unknown or
+   * no `SessionStorage` is registered, `SESSION_BUSY` like `newSession`.
+   */
+  async resumeSession(sessionId: string): Promise<Session> {
+    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    this.#assertSlotFree();
+    const storage = this.#services.sessionStorage;
+    if (!storage) throw Errors.sessionNotFound(id);
+    const replayed = await loadSessionForResume(storage, id);
+    this.#assertSlotFree(); // loading is async: another session may have opened meanwhile
+    const modelId = replayed.config?.modelId ?? this.#services.config.defaultModel;
+    const { provider, model } = this.#resolveModel(modelId);
+    const sessionConfig = { ...(replayed.config ?? {}), modelId };
+    const rt = new SessionRuntime(id, this.#services, provider, model, sessionConfig, replayed.messages, replayed.turnCount);
+    return this.#open(rt, true, replayed.turnCount);
+  }
+
+  /**
+   * Shuts the agent down: cancels a running turn, runs the session's full close path
+   * (`session_end`, memory extraction), then the plugins' `shutdown()` in reverse order.
+   * Idempotent.
+   */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= new Promise<void>((resolve) => {
+      const sub = this.actor.subscribe({
+        next: (snapshot) => {
+          if (snapshot.status !== 'active') done();
+        },
+        complete: () => done(),
+        error: () => done(),
+      });
+      const done = () => {
+        sub.unsubscribe();
+        resolve();
+      };
+      this.actor.send({ type: 'SHUTDOWN' });
+      if (this.actor.getSnapshot().status !== 'active') done();
+    });
+    return this.#shutdown;
+  }
+
+  #assertSlotFree(): void {
+    const snapshot = this.actor.getSnapshot();
+    if (snapshot.status !== 'active' || snapshot.matches('shuttingDown') || snapshot.matches('stopped')) {
+      throw Errors.sessionClosed();
+    }
+    if (!snapshot.matches('ready')) throw Errors.sessionBusy();
+  }
+
+  #resolveModel(modelId: string) {
+    try {
+      return this.#services.providers.resolve(modelId);
+    } catch {
+      throw Errors.modelNotSupported(modelId);
+    }
+  }
+
+  async #open(rt: SessionRuntime, resumed: boolean, turnCount: number): Promise<Session> {
+    this.#runtimes.set(rt.id, rt);
+    void rt.closed.then(() => this.#runtimes.delete(rt.id));
+    this.actor.send({ type: 'OPEN', session: { sessionId: rt.id, resumed, turnCount } });
+    const ref = this.actor.getSnapshot().children.session;
+    if (!ref) throw Errors.sessionBusy();
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        const s = ref.getSnapshot();
+        if (s.status !== 'active' || !s.matches('opening')) {
+          sub.unsubscribe();
+          resolve();
+        }
+      };
+      const sub = ref.subscribe({ next: check, complete: check, error: check });
+      check();
+    });
+    return new Session(rt, ref);
+  }
+}

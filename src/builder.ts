@@ -1,0 +1,196 @@
+/**
+ * `AgentBuilder`: collects providers, tools, skills, plugins and storages, then `build()`
+ * checks every rule of DESIGN.md §5 "Build" and returns an `Agent` with immutable registries.
+ * The typestate `AgentBuilder<HasProvider>` makes `build()` on a builder without a provider a
+ * compile-time error; JS callers get `NO_MODEL_PROVIDER` at run time.
+ * @module
+ */
+import * as z from 'zod/mini';
+import { Agent } from './agent.js';
+import { AgentConfigSchema, type AgentConfig } from './config.js';
+import { AgentError, describeError, Errors } from './errors.js';
+import { HookRegistry } from './hooks/hook-registry.js';
+import { PluginManager, type PluginRegistration } from './hooks/plugin-manager.js';
+import type { ModelProvider } from './ports/model-provider.js';
+import type { Plugin } from './ports/plugin.js';
+import type { MemoryStorage, SessionStorage } from './ports/storage.js';
+import { toolParametersJsonSchema, type ToolHandler } from './ports/tool-handler.js';
+import { ProviderRegistry } from './providers/provider-registry.js';
+import { SkillManager } from './skills/skill-manager.js';
+import { ToolDispatcher } from './tools/tool-dispatcher.js';
+import { SkillDefinitionSchema, type SkillDefinition } from './types.js';
+import { parseInput } from './validate.js';
+
+/** Tool names OpenAI accepts (and so every provider we know). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+const ToolShapeSchema = z.object({
+  name: z.string().check(z.regex(TOOL_NAME)),
+  description: z.string(),
+  parameters: z.custom<object>(
+    (v) => typeof v === 'object' && v !== null && '_zod' in v,
+    'expected a zod schema',
+  ),
+  mutating: z.optional(z.boolean()),
+  execute: z.custom<() => unknown>((v) => typeof v === 'function', 'expected function'),
+});
+
+const StorageShapeSchema = (methods: readonly string[]) =>
+  z.custom<object>(
+    (v) =>
+      typeof v === 'object' &&
+      v !== null &&
+      methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
+    `expected an object with ${methods.join(', ')}`,
+  );
+const SESSION_STORAGE_METHODS = ['saveEvent', 'loadSession', 'listSessions', 'findSessions', 'deleteSession'];
+const MEMORY_STORAGE_METHODS = ['search', 'save', 'delete'];
+
+function serves(registry: ProviderRegistry, modelId: string): boolean {
+  return registry.models().some((model) => model.id === modelId);
+}
+
+/**
+ * Builds an {@link Agent}.
+ * @example
+ * const agent = await new AgentBuilder({ defaultModel: 'gpt-4o-mini' })
+ *   .registerModelProvider(new OpenAIProvider({ apiKey, models }))
+ *   .registerTool(weather)
+ *   .build();
+ */
+export class AgentBuilder<HasProvider extends boolean = false> {
+  readonly #config: AgentConfig;
+  readonly #providers: ModelProvider[] = [];
+  readonly #tools: ToolHandler[] = [];
+  readonly #skills: SkillDefinition[] = [];
+  readonly #plugins: PluginRegistration[] = [];
+  readonly #sessionStorages: SessionStorage[] = [];
+  readonly #memoryStorages: MemoryStorage[] = [];
+  /** @internal the typestate marker (types only). */
+  declare readonly _hasProvider: HasProvider;
+
+  /** Starts a builder; `config` is validated at `build()`. */
+  constructor(config: AgentConfig) {
+    this.#config = config;
+  }
+
+  /** Adds a model provider (at least one is required). */
+  registerModelProvider(provider: ModelProvider): AgentBuilder<true> {
+    this.#providers.push(provider);
+    return this as AgentBuilder<true>;
+  }
+
+  /** Adds a tool; names must be unique and match `^[a-zA-Z0-9_-]{1,64}$`. */
+  registerTool(tool: ToolHandler): this {
+    this.#tools.push(tool);
+    return this;
+  }
+
+  /** Adds a skill (invoked by `/name` in user text). */
+  registerSkill(skill: SkillDefinition): this {
+    this.#skills.push(skill);
+    return this;
+  }
+
+  /** Adds a plugin; `config` is passed to its `initialize` and to its hooks' payloads. */
+  registerPlugin(plugin: Plugin, config?: unknown): this {
+    this.#plugins.push({ plugin, config });
+    return this;
+  }
+
+  /** Sets where sessions are saved (at most one). */
+  registerSessionStorage(storage: SessionStorage): this {
+    this.#sessionStorages.push(storage);
+    return this;
+  }
+
+  /** Sets where memories are saved (at most one). */
+  registerMemoryStorage(storage: MemoryStorage): this {
+    this.#memoryStorages.push(storage);
+    return this;
+  }
+
+  /**
+   * Checks everything and returns the agent; rejects (never throws synchronously) with the first
+   * violation: `NO_MODEL_PROVIDER`, `INVALID_INPUT` (naming the field path), `STORAGE_DUPLICATE`,
+   * `NAME_CONFLICT`, `INVALID_DEFAULT_MODEL`, `MODEL_NOT_SUPPORTED`, `SKILL_DEPENDENCY_NOT_MET`,
+   * `PLUGIN_INIT_FAILED`. After a failure nothing stays registered or initialized.
+   */
+  async build(this: AgentBuilder<true>): Promise<Agent> {
+    return this.#build();
+  }
+
+  async #build(): Promise<Agent> {
+    if (this.#providers.length === 0) throw Errors.noModelProvider();
+    const config = parseInput(AgentConfigSchema, this.#config, 'config');
+
+    if (this.#sessionStorages.length > 1) throw Errors.storageDuplicate('session');
+    if (this.#memoryStorages.length > 1) throw Errors.storageDuplicate('memory');
+    const sessionStorage = this.#sessionStorages[0] ?? null;
+    const memoryStorage = this.#memoryStorages[0] ?? null;
+    if (sessionStorage) parseInput(StorageShapeSchema(SESSION_STORAGE_METHODS), sessionStorage, 'sessionStorage');
+    if (memoryStorage) parseInput(StorageShapeSchema(MEMORY_STORAGE_METHODS), memoryStorage, 'memoryStorage');
+
+    const providers = new ProviderRegistry();
+    for (const provider of this.#providers) {
+      const name = typeof provider?.id === 'string' ? provider.id : '';
+      providers.register(name, provider);
+    }
+    if (!serves(providers, config.defaultModel)) throw Errors.invalidDefaultModel(config.defaultModel);
+
+    if (config.memory) {
+      if (!memoryStorage) {
+        throw Errors.invalidInput('invalid config: config.memory needs a registered MemoryStorage');
+      }
+      const model = config.memory.extractionModel;
+      if (model !== undefined && !serves(providers, model)) throw Errors.modelNotSupported(model);
+    }
+
+    const toolNames = new Set<string>();
+    this.#tools.forEach((tool, i) => {
+      parseInput(ToolShapeSchema, tool, `tools[${i}]`);
+      if (toolNames.has(tool.name)) throw Errors.nameConflict('tool', tool.name);
+      toolNames.add(tool.name);
+      try {
+        toolParametersJsonSchema(tool);
+      } catch (error) {
+        throw Errors.invalidInput(
+          `invalid tools[${i}].parameters: tool '${tool.name}' has a schema JSON Schema cannot express (${describeError(error)})`,
+          error,
+        );
+      }
+    });
+
+    const skillNames = new Set<string>();
+    const skills = this.#skills.map((skill, i) => {
+      const parsed = parseInput(SkillDefinitionSchema, skill, `skills[${i}]`);
+      if (skillNames.has(parsed.name)) throw Errors.nameConflict('skill', parsed.name);
+      skillNames.add(parsed.name);
+      for (const tool of parsed.requiredTools ?? []) {
+        if (!toolNames.has(tool)) throw Errors.skillDependencyNotMet(parsed.name, tool);
+      }
+      return parsed;
+    });
+
+    const hooks = new HookRegistry({ timeoutMs: config.hookTimeoutMs });
+    const tools = new ToolDispatcher({ tools: this.#tools, timeoutMs: config.toolTimeoutMs, hooks });
+    const plugins = new PluginManager(this.#plugins);
+    try {
+      await plugins.initialize(hooks);
+    } catch (error) {
+      throw AgentError.isInstance(error) ? error : Errors.pluginInitFailed('?', error);
+    }
+
+    return new Agent({
+      config,
+      providers,
+      tools,
+      toolSpecsChars: JSON.stringify(tools.specs).length,
+      hooks,
+      skills: new SkillManager(skills),
+      plugins,
+      sessionStorage,
+      memoryStorage,
+    });
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The event stream of one session: numbers every event (`sequence` from 1, +1 per event, across
+ * turns), publishes it live on `session.events`, and keeps each turn's events in a replay buffer
+ * so `turn.events` gives a late subscriber the whole turn. Deltas come here straight from the
+ * streaming actor — no machine transition per token (DESIGN.md §3).
+ * @module
+ */
+import { ReplaySubject, Subject, type Observable } from 'rxjs';
+import type { AgentEvent, AgentEventPayload } from '../types.js';
+
+/** One session's event stream. */
+export class EventHub {
+  private sequence = 0;
+  private readonly live = new Subject<AgentEvent>();
+  private readonly turns = new Map<string, ReplaySubject<AgentEvent>>();
+  /** Every event of the session, live (no replay); completes when the session closes. */
+  readonly events: Observable<AgentEvent> = this.live.asObservable();
+
+  constructor(private readonly sessionId: string) {}
+
+  /** Opens the replay buffer of a turn; its events are kept until the turn ends. */
+  openTurn(turnId: string): Observable<AgentEvent> {
+    const subject = new ReplaySubject<AgentEvent>();
+    this.turns.set(turnId, subject);
+    return subject.asObservable();
+  }
+
+  /** Publishes one event; `turnId` null for events outside a turn. */
+  emit(turnId: string | null, payload: AgentEventPayload): AgentEvent {
+    const event: AgentEvent = {
+      sessionId: this.sessionId,
+      turnId,
+      timestamp: new Date().toISOString(),
+      sequence: ++this.sequence,
+      payload,
+    };
+    if (turnId !== null) this.turns.get(turnId)?.next(event);
+    this.live.next(event);
+    return event;
+  }
+
+  /** Completes a turn's stream (after its terminal event) and drops it from the hub. */
+  closeTurn(turnId: string): void {
+    const subject = this.turns.get(turnId);
+    if (!subject) return;
+    this.turns.delete(turnId);
+    subject.complete();
+  }
+
+  /** Completes the session stream; later emits go nowhere. */
+  complete(): void {
+    for (const id of [...this.turns.keys()]) this.closeTurn(id);
+    this.live.complete();
+  }
+}

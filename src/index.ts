@@ -1,0 +1,134 @@
+/**
+ * YouYou Agent — a browser-first runtime for LLM agents. This file is the public API, and
+ * nothing else: every export is listed by name.
+ * @module
+ */
+
+// Building and running
+export { AgentBuilder } from './builder.js';
+export { Agent, type AgentActor } from './agent.js';
+export { Session, RunningTurn, type SessionActorRef } from './session.js';
+
+// Configuration
+export {
+  AgentConfigSchema,
+  CompactionConfigSchema,
+  EnvironmentContextSchema,
+  MemoryConfigSchema,
+  RetryConfigSchema,
+  type AgentConfig,
+  type CompactionConfig,
+  type EnvironmentContext,
+  type EnvironmentContextSource,
+  type InspectionObserver,
+  type MemoryConfig,
+  type ResolvedAgentConfig,
+  type RetryConfig,
+} from './config.js';
+
+// Errors
+export { AgentError, type AgentErrorOptions } from './errors.js';
+
+// Values and their schemas
+export {
+  AGENT_ERROR_CODES,
+  HOOK_EVENTS,
+  AgentErrorCodeSchema,
+  AgentErrorDataSchema,
+  AgentEventPayloadSchema,
+  AgentEventSchema,
+  ChatEventSchema,
+  ChatPurposeSchema,
+  ChatRequestSchema,
+  ContentBlockSchema,
+  ErrorSourceSchema,
+  HookEventSchema,
+  HookPayloadSchema,
+  HookResult,
+  HookResultSchema,
+  MemorySchema,
+  MessageSchema,
+  MessageStatusSchema,
+  ModelInfoSchema,
+  ModelPricingSchema,
+  SessionConfigSchema,
+  SessionEventPayloadSchema,
+  SessionEventSchema,
+  SessionPageSchema,
+  SessionSummarySchema,
+  SkillDefinitionSchema,
+  TokenUsageSchema,
+  ToolOutputSchema,
+  ToolSpecSchema,
+  UserInputSchema,
+  type AgentErrorCode,
+  type AgentErrorData,
+  type AgentEvent,
+  type AgentEventPayload,
+  type ChatEvent,
+  type ChatPurpose,
+  type ChatRequest,
+  type ContentBlock,
+  type ErrorSource,
+  type HookEvent,
+  type HookPayload,
+  type JsonSchema,
+  type Memory,
+  type Message,
+  type MessageStatus,
+  type ModelInfo,
+  type ModelPricing,
+  type SessionConfig,
+  type SessionEvent,
+  type SessionEventPayload,
+  type SessionPage,
+  type SessionSummary,
+  type SkillDefinition,
+  type TerminalPayload,
+  type TokenUsage,
+  type ToolOutput,
+  type ToolSpec,
+  type TurnResult,
+  type UserInput,
+} from './types.js';
+
+// Ports
+export type { ModelProvider } from './ports/model-provider.js';
+export {
+  defineTool,
+  toolParametersJsonSchema,
+  type ToolDefinition,
+  type ToolExecuteInput,
+  type ToolHandler,
+} from './ports/tool-handler.js';
+export type { HookDataMap, HookHandler, HookPayloadOf, Plugin, PluginContext } from './ports/plugin.js';
+export type { MemoryStorage, SessionStorage } from './ports/storage.js';
+
+// Tools
+export { TRUNCATION_MARKER, MAX_TOOL_OUTPUT_BYTES } from './tools/truncate.js';
+
+// Providers
+export {
+  ProviderRegistry,
+  type OpenAIProviderConfig,
+  type ProviderType,
+  type RegisteredProvider,
+  type ResolvedModel,
+} from './providers/provider-registry.js';
+export { OpenAIProvider, type OpenAIProviderOptions } from './providers/openai/openai-provider.js';
+export { costOf } from './providers/cost.js';
+
+// Storage
+export { InMemorySessionStorage } from './storage/in-memory-session-storage.js';
+export { InMemoryMemoryStorage } from './storage/in-memory-memory-storage.js';
+export {
+  IndexedDbSessionStorage,
+  IndexedDbMemoryStorage,
+  type IndexedDbStorageOptions,
+  type CorruptRecordInfo,
+} from './storage/indexeddb/index.js';
+
+// Machines, for inspection and tests that drive them
+export { agentMachine } from '../machines/agent.machine.js';
+export { sessionMachine } from '../machines/session.machine.js';
+export { turnMachine } from '../machines/turn.machine.js';

@@ -1,0 +1,135 @@
+/**
+ * Long-term memory (seed §15): memories are loaded into the dynamic prompt at session start and
+ * resume, and extracted by the model at close and every `checkpointInterval` turns. The model
+ * must answer exactly `{ "memories": [ { "content": string, "tags"?: string[] } ] }` (validated
+ * with zod); failures are reported as `MEMORY_FAILED` and never block a close.
+ * @module
+ */
+import * as z from 'zod/mini';
+import { AgentError, describeError, Errors } from '../errors.js';
+import { generateId, nowIso } from '../ids.js';
+import { collectText } from '../actors/collect-text.js';
+import type { ModelProvider } from '../ports/model-provider.js';
+import type { MemoryStorage } from '../ports/storage.js';
+import { MEMORY_EXTRACTION_PROMPT, renderMemoryExtractionInput } from '../prompt/templates.js';
+import type { Memory, Message, TokenUsage } from '../types.js';
+
+/** What the extraction model must return. */
+export const ExtractionOutputSchema = z.strictObject({
+  memories: z.array(
+    z.strictObject({
+      content: z.string().check(z.minLength(1)),
+      tags: z.optional(z.array(z.string())),
+    }),
+  ),
+});
+
+/** The newest memories of a namespace (an empty query returns the newest). */
+export async function loadMemories(storage: MemoryStorage, namespace: string, maxItems: number): Promise<Memory[]> {
+  try {
+    return await storage.search(namespace, '', maxItems);
+  } catch (error) {
+    throw Errors.memoryFailed(`loading memories failed: ${describeError(error)}`, error);
+  }
+}
+
+/** Renders a history as plain text for the extraction prompt. */
+export function renderTranscript(messages: readonly Message[]): string {
+  const lines: string[] = [];
+  for (const m of messages) {
+    switch (m.type) {
+      case 'user':
+      case 'assistant': {
+        const text = m.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mediaType}]`)).join('\n');
+        lines.push(`${m.type === 'user' ? 'User' : 'Assistant'}: ${text}`);
+        break;
+      }
+      case 'tool_call':
+        lines.push(`Tool call ${m.toolName}: ${typeof m.arguments === 'string' ? m.arguments : JSON.stringify(m.arguments)}`);
+        break;
+      case 'tool_result':
+        lines.push(`Tool result${m.isError ? ' (error)' : ''}: ${m.content}`);
+        break;
+      case 'system':
+        lines.push(`System: ${m.content}`);
+        break;
+    }
+  }
+  return lines.join('\n\n');
+}
+
+/** The JSON object inside a model answer (tolerates a Markdown code fence around it). */
+export function parseJsonAnswer(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const body = (fenced ? fenced[1]! : text).trim();
+  const start = body.indexOf('{');
+  const end = body.lastIndexOf('}');
+  if (start < 0 || end < start) throw new Error('the answer holds no JSON object');
+  return JSON.parse(body.slice(start, end + 1));
+}
+
+/** Options of {@link extractMemories}. */
+export interface ExtractOptions {
+  provider: ModelProvider;
+  model: string;
+  storage: MemoryStorage;
+  namespace: string;
+  sessionId: string;
+  messages: readonly Message[];
+  /** Memories already known (the model is told not to repeat them). */
+  existing: readonly Memory[];
+  signal: AbortSignal;
+}
+
+/** Asks the model for memories worth keeping and saves them. */
+export async function extractMemories(options: ExtractOptions): Promise<{ saved: Memory[]; usage: TokenUsage | null; cost: number | undefined }> {
+  const transcript = renderTranscript(options.messages);
+  if (!transcript.trim()) return { saved: [], usage: null, cost: undefined };
+  try {
+    const { text, usage, cost } = await collectText(
+      options.provider,
+      {
+        model: options.model,
+        systemPrompt: MEMORY_EXTRACTION_PROMPT,
+        messages: [
+          {
+            type: 'user',
+            content: [
+              {
+                type: 'text',
+                text: renderMemoryExtractionInput({
+                  transcript,
+                  existingMemories: options.existing.map((m) => m.content),
+                }),
+              },
+            ],
+          },
+        ],
+        tools: [],
+        purpose: 'memory_extraction',
+      },
+      options.signal,
+    );
+    const parsed = z.safeParse(ExtractionOutputSchema, parseJsonAnswer(text));
+    if (!parsed.success) throw new Error('the answer does not match {"memories":[{"content","tags"?}]}');
+    const saved: Memory[] = [];
+    for (const item of parsed.data.memories) {
+      const now = nowIso();
+      const memory: Memory = {
+        id: generateId(),
+        namespace: options.namespace,
+        content: item.content,
+        createdAt: now,
+        updatedAt: now,
+        sourceSessionId: options.sessionId,
+        ...(item.tags !== undefined && { tags: item.tags }),
+      };
+      await options.storage.save(memory);
+      saved.push(memory);
+    }
+    return { saved, usage, cost };
+  } catch (error) {
+    if (AgentError.isInstance(error) && error.code === 'MEMORY_FAILED') throw error;
+    throw Errors.memoryFailed(`memory extraction failed: ${describeError(error)}`, error);
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * `Session` and `RunningTurn`: the handles a user holds. A session runs one turn at a time;
+ * `sendMessage` returns a `RunningTurn` with the turn's replayed events, `cancel()` and its
+ * `result`. A session handle that is garbage-collected without `close()` takes the seed's
+ * "dropped handle" path: its running turn is cancelled, no `session_end` hook, no memory
+ * extraction, and the agent's slot frees once the turn has ended.
+ * @module
+ */
+import type { Observable } from 'rxjs';
+import type { ActorRefFrom } from 'xstate';
+import type { sessionMachine } from '../machines/session.machine.js';
+import { Errors } from './errors.js';
+import { generateId } from './ids.js';
+import type { SessionRuntime, TurnState } from './session/session-runtime.js';
+import { UserInputSchema, type AgentEvent, type Message, type TurnResult, type UserInput } from './types.js';
+import { parseInput } from './validate.js';
+
+/** The Session machine's actor, a child of the agent's root actor. */
+export type SessionActorRef = ActorRefFrom<typeof sessionMachine>;
+
+interface DropTarget {
+  ref: SessionActorRef;
+  rt: SessionRuntime;
+}
+
+// When a Session handle is collected while its session is still open, take the drop path.
+const dropped = new FinalizationRegistry<DropTarget>(({ ref, rt }) => {
+  if (rt.closing) return;
+  rt.closing = true;
+  ref.send({ type: 'DROP' });
+});
+
+/** A running turn: its events (replayed from the start), cancellation and outcome. */
+export class RunningTurn {
+  /** The turn's id (`AgentEvent.turnId`). */
+  readonly id: string;
+  /** This turn's events, replayed from its start; completes after the terminal event. */
+  readonly events: Observable<AgentEvent>;
+  /** Settles when the turn has ended and is durable; never rejects. */
+  readonly result: Promise<TurnResult>;
+  readonly #cancel: () => void;
+
+  /** @internal */
+  constructor(turn: TurnState, cancel: () => void) {
+    this.id = turn.id;
+    this.events = turn.events;
+    this.result = turn.result;
+    this.#cancel = cancel;
+  }
+
+  /**
+   * Cancels the turn: the model request is aborted at once, tools not yet started are skipped,
+   * started ones finish, a partial answer is kept as `incomplete`, and the turn ends with one
+   * `turn_cancelled`. A no-op once the turn has ended.
+   */
+  cancel(): void {
+    this.#cancel();
+  }
+}
+
+/** One conversation. Open it with `agent.newSession()` or `agent.resumeSession(id)`. */
+export class Session {
+  readonly #rt: SessionRuntime;
+  readonly #ref: SessionActorRef;
+
+  /** @internal */
+  constructor(rt: SessionRuntime, ref: SessionActorRef) {
+    this.#rt = rt;
+    this.#ref = ref;
+    dropped.register(this, { ref, rt }, this);
+  }
+
+  /** The session id (the key in `SessionStorage`). */
+  get id(): string {
+    return this.#rt.id;
+  }
+
+  /** The resolved model of this session. */
+  get modelId(): string {
+    return this.#rt.modelId;
+  }
+
+  /** The current context history (live view; compaction may shorten it). */
+  get messages(): readonly Message[] {
+    return this.#rt.context.messages;
+  }
+
+  /** Every event of this session, live (no replay); completes when the session is closed. */
+  get events(): Observable<AgentEvent> {
+    return this.#rt.hub.events;
+  }
+
+  /**
+   * Starts a turn. Rejects `INVALID_INPUT` for bad input, `TURN_BUSY` while a turn runs,
+   * `SESSION_CLOSED` once the session is closing or closed.
+   * @example
+   * const turn = await session.sendMessage('What is the weather in Paris?');
+   * turn.events.subscribe((e) => e.payload.type === 'text_delta' && render(e.payload.text));
+   * const { status, usage } = await turn.result;
+   */
+  async sendMessage(input: UserInput | string): Promise<RunningTurn> {
+    const parsed =
+      typeof input === 'string'
+        ? parseInput(UserInputSchema, { content: [{ type: 'text', text: input }] }, 'input')
+        : parseInput(UserInputSchema, input, 'input');
+    if (parsed.content.every((b) => b.type === 'text' && b.text.trim() === '')) {
+      throw Errors.invalidInput('invalid input: the message is empty');
+    }
+    const snapshot = this.#ref.getSnapshot();
+    if (this.#rt.closing || snapshot.status !== 'active' || snapshot.matches('closing') || snapshot.matches('closed')) {
+      throw Errors.sessionClosed();
+    }
+    if (!snapshot.matches('idle')) throw Errors.turnBusy();
+
+    const config = this.#rt.services.config;
+    const turn = this.#rt.beginTurn(generateId(), parsed);
+    this.#ref.send({
+      type: 'SEND',
+      turn: {
+        turnId: turn.id,
+        sessionId: this.#rt.id,
+        maxRetries: config.retry.maxRetries,
+        maxToolCallsPerTurn: config.maxToolCallsPerTurn,
+      },
+    });
+    const rt = this.#rt;
+    const ref = this.#ref;
+    return new RunningTurn(turn, () => {
+      if (rt.turns.has(turn.id)) ref.send({ type: 'CANCEL' });
+    });
+  }
+
+  /**
+   * Closes the session: waits for a running turn, fires `session_end`, extracts memories
+   * (a failure is reported, never blocks), drains pending writes, and frees the agent for a new
+   * session. Idempotent.
+   */
+  async close(): Promise<void> {
+    if (!this.#rt.closing) {
+      this.#rt.closing = true;
+      dropped.unregister(this);
+      this.#ref.send({ type: 'CLOSE' });
+    }
+    await this.#rt.closed;
+  }
+}
