@@ -1,0 +1,231 @@
+/**
+ * Chat Completions stream chunks → our `ChatEvent`s. Pure: fed parsed chunk objects, it keeps the
+ * state one response needs (tool calls being assembled, the finish reason, the last usage) and
+ * does no I/O, so it is tested without a server and shared by any transport.
+ * @module
+ */
+import { generateId as defaultGenerateId } from '../../ids.js';
+import type { ChatEvent, ModelPricing, TokenUsage } from '../../types.js';
+import { costOf } from '../cost.js';
+import { streamEndedEarlyError, streamErrorObjectError } from './errors.js';
+
+/**
+ * The fields of a stream chunk the assembler reads. Everything is optional and loosely typed on
+ * purpose: compatible servers differ (DeepSeek's `reasoning_content`, OpenRouter's `reasoning`,
+ * `reasoning_details` and `usage.cost`, Azure's `choices: []` filter chunks), and the values are
+ * checked at run time, not trusted.
+ */
+export interface WireChunk {
+  choices?: readonly WireChoice[] | null;
+  usage?: WireUsage | null;
+  /** An error reported inside the stream (OpenRouter, Groq's `event: error`). */
+  error?: unknown;
+}
+
+/** One choice of a chunk; only choice 0 is read (requests never ask for `n > 1`). */
+export interface WireChoice {
+  index?: number;
+  delta?: WireDelta | null;
+  finish_reason?: string | null;
+}
+
+/** What a chunk adds to the response. */
+export interface WireDelta {
+  content?: string | null;
+  /** A refusal is delivered as assistant text. */
+  refusal?: string | null;
+  /** DeepSeek, vLLM. */
+  reasoning_content?: string | null;
+  /** OpenRouter, Groq, Ollama. */
+  reasoning?: string | null;
+  /** OpenRouter; read only when neither field above has text (it repeats `reasoning`). */
+  reasoning_details?: readonly unknown[] | null;
+  tool_calls?: readonly WireToolCallDelta[] | null;
+}
+
+/** A piece of a tool call: `id` and `name` usually once, `arguments` in many pieces. */
+export interface WireToolCallDelta {
+  index?: number;
+  id?: string | null;
+  function?: { name?: string | null; arguments?: unknown } | null;
+}
+
+/** Token usage as servers report it. */
+export interface WireUsage {
+  prompt_tokens?: number | null;
+  completion_tokens?: number | null;
+  total_tokens?: number | null;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  /** DeepSeek's name for cached input tokens. */
+  prompt_cache_hit_tokens?: number | null;
+  /** USD, when the server bills per request (OpenRouter). */
+  cost?: number | null;
+}
+
+/** Options of {@link ChatStreamAssembler}. */
+export interface StreamAssemblerOptions {
+  /** Named in error messages. */
+  providerId: string;
+  /** Prices of the requested model; used for `cost` when the server reports none. */
+  pricing?: ModelPricing | undefined;
+  /** Makes an id for a tool call that arrived without one. Default: a random UUID. */
+  generateId?: () => string;
+}
+
+interface PendingToolCall {
+  id: string | undefined;
+  name: string;
+  arguments: string;
+}
+
+const NO_EVENTS: readonly ChatEvent[] = Object.freeze([]);
+
+/**
+ * Assembles one streamed response. Call {@link push} for every chunk in order (it returns the
+ * text and reasoning deltas to emit now), then {@link finish} once the stream has ended (it
+ * returns the whole tool calls, the usage and `done`). One instance per response.
+ *
+ * - Text (`content`, `refusal`) and reasoning (`reasoning_content`, else `reasoning`, else the
+ *   text of `reasoning_details`) are emitted as they arrive; empty pieces are skipped.
+ * - Tool calls are assembled by `index`, in order of first appearance. A piece that names a
+ *   different `id` than the call already at its index starts a new call (Ollama sends every
+ *   parallel call with index 0). Whole calls in one piece work the same way.
+ * - The finish reason is sticky: the last non-null one wins (a usage chunk after it has none).
+ * - At most one `usage` event, from the last usage reported, emitted just before `done`; its
+ *   `cost` is the server's `usage.cost` when reported, else computed from `pricing`.
+ * - A chunk carrying an `error` object throws a `PROVIDER_ERROR` (retryable when transient).
+ */
+export class ChatStreamAssembler {
+  readonly #providerId: string;
+  readonly #pricing: ModelPricing | undefined;
+  readonly #generateId: () => string;
+  readonly #toolCalls: PendingToolCall[] = [];
+  readonly #toolCallsByIndex = new Map<number, PendingToolCall>();
+  #finishReason: string | undefined;
+  #usage: WireUsage | undefined;
+
+  constructor(options: StreamAssemblerOptions) {
+    this.#providerId = options.providerId;
+    this.#pricing = options.pricing;
+    this.#generateId = options.generateId ?? defaultGenerateId;
+  }
+
+  /** The finish reason seen so far, if any: once set, the model has finished its output. */
+  get finishReason(): string | undefined {
+    return this.#finishReason;
+  }
+
+  /** Takes one chunk; returns the deltas to emit now. Throws on an in-stream error object. */
+  push(chunk: WireChunk): readonly ChatEvent[] {
+    if (chunk.error) throw streamErrorObjectError(this.#providerId, chunk.error);
+    if (chunk.usage && typeof chunk.usage === 'object') this.#usage = chunk.usage;
+    if (!Array.isArray(chunk.choices)) return NO_EVENTS;
+    let events: ChatEvent[] | undefined;
+    for (const choice of chunk.choices as readonly WireChoice[]) {
+      if ((choice.index ?? 0) !== 0) continue;
+      if (typeof choice.finish_reason === 'string' && choice.finish_reason) {
+        this.#finishReason = choice.finish_reason;
+      }
+      const delta = choice.delta;
+      if (!delta) continue;
+      const reasoning = reasoningText(delta);
+      if (reasoning) (events ??= []).push({ type: 'reasoning_delta', text: reasoning });
+      if (typeof delta.content === 'string' && delta.content) {
+        (events ??= []).push({ type: 'text_delta', text: delta.content });
+      }
+      if (typeof delta.refusal === 'string' && delta.refusal) {
+        (events ??= []).push({ type: 'text_delta', text: delta.refusal });
+      }
+      if (Array.isArray(delta.tool_calls)) {
+        for (const piece of delta.tool_calls as readonly WireToolCallDelta[]) this.#addToolCallPiece(piece);
+      }
+    }
+    return events ?? NO_EVENTS;
+  }
+
+  /**
+   * Ends the response: the tool calls, the usage (if reported) and `done`. Throws a retryable
+   * `PROVIDER_ERROR` when no finish reason arrived: the stream broke before the model finished.
+   */
+  finish(): ChatEvent[] {
+    const finishReason = this.#finishReason;
+    if (finishReason === undefined) throw streamEndedEarlyError(this.#providerId);
+    const events: ChatEvent[] = this.#toolCalls.map((call) => ({
+      type: 'tool_call',
+      callId: call.id ?? this.#generateId(),
+      toolName: call.name,
+      arguments: call.arguments,
+    }));
+    if (this.#usage) {
+      const usage = toTokenUsage(this.#usage);
+      const cost = reportedCost(this.#usage) ?? (this.#pricing && costOf(usage, this.#pricing));
+      events.push(cost === undefined ? { type: 'usage', usage } : { type: 'usage', usage, cost });
+    }
+    events.push({ type: 'done', finishReason });
+    return events;
+  }
+
+  #addToolCallPiece(piece: WireToolCallDelta): void {
+    const index = typeof piece.index === 'number' ? piece.index : undefined;
+    const id = typeof piece.id === 'string' && piece.id ? piece.id : undefined;
+    // Without an index (old Ollama), a piece continues the latest call.
+    let call = index === undefined ? this.#toolCalls.at(-1) : this.#toolCallsByIndex.get(index);
+    if (!call || (id !== undefined && call.id !== undefined && call.id !== id)) {
+      call = { id, name: '', arguments: '' };
+      this.#toolCalls.push(call);
+      if (index !== undefined) this.#toolCallsByIndex.set(index, call);
+    }
+    call.id ??= id;
+    const fn = piece.function;
+    if (!fn) return;
+    if (!call.name && typeof fn.name === 'string') call.name = fn.name;
+    const args = fn.arguments;
+    if (typeof args === 'string') call.arguments += args;
+    // Some proxies send the arguments as an object instead of JSON text.
+    else if (typeof args === 'object' && args !== null) call.arguments += JSON.stringify(args);
+  }
+}
+
+/** The reasoning text of a delta, from the first field that has some (never two of them). */
+function reasoningText(delta: WireDelta): string {
+  if (typeof delta.reasoning_content === 'string' && delta.reasoning_content) {
+    return delta.reasoning_content;
+  }
+  if (typeof delta.reasoning === 'string' && delta.reasoning) return delta.reasoning;
+  if (!Array.isArray(delta.reasoning_details)) return '';
+  let text = '';
+  for (const detail of delta.reasoning_details as readonly unknown[]) {
+    const piece = (detail as { text?: unknown } | null)?.text;
+    if (typeof piece === 'string') text += piece;
+  }
+  return text;
+}
+
+/** A count from the wire, when it is a usable one. */
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0
+    ? Math.round(value)
+    : undefined;
+}
+
+/** Server usage → `TokenUsage`; cached and reasoning counts only when the server sent them. */
+export function toTokenUsage(wire: WireUsage): TokenUsage {
+  const inputTokens = count(wire.prompt_tokens) ?? 0;
+  const outputTokens = count(wire.completion_tokens) ?? 0;
+  const usage: TokenUsage = {
+    inputTokens,
+    outputTokens,
+    totalTokens: count(wire.total_tokens) ?? inputTokens + outputTokens,
+  };
+  const cached = count(wire.prompt_tokens_details?.cached_tokens) ?? count(wire.prompt_cache_hit_tokens);
+  if (cached !== undefined) usage.cachedInputTokens = cached;
+  const reasoning = count(wire.completion_tokens_details?.reasoning_tokens);
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+  return usage;
+}
+
+function reportedCost(wire: WireUsage): number | undefined {
+  const cost = wire.cost;
+  return typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : undefined;
+}
