@@ -112,6 +112,18 @@ function errorOf(thrown: unknown): AgentError {
   return (isStreamFailure(thrown) ? thrown.error : thrown) as AgentError;
 }
 
+/** The machine's output, from the outcome its final state recorded. */
+function outputOf(context: TurnContext): TurnOutput {
+  const status = context.outcome ?? 'failed';
+  return {
+    status,
+    usage: context.usage,
+    finishReason: status === 'completed' ? context.finishReason : status === 'cancelled' ? 'cancelled' : 'error',
+    // A cancelled turn has no error, even if a retried attempt failed before the cancel.
+    error: status === 'failed' ? context.lastError : null,
+  };
+}
+
 const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${name}' was not provided`));
 
 /** Input of every step actor: which turn of which session. */
@@ -219,12 +231,7 @@ export const turnMachine = setup({
     outcome: null,
   }),
   initial: 'working',
-  output: ({ context }) => ({
-    status: context.outcome ?? 'failed',
-    usage: context.usage,
-    finishReason: context.finishReason,
-    error: context.lastError,
-  }),
+  output: ({ context }) => outputOf(context),
   states: {
     working: {
       initial: 'starting',
