@@ -1,0 +1,178 @@
+/**
+ * Path coverage of the Turn machine: `xstate/graph` walks the chart with sample done/error
+ * events (carrying `output` / `error`, so guards that read them are exercised), and every
+ * transition it finds is replayed against a real actor driven by fake step actors. The test
+ * fails unless every state and every transition is reached.
+ */
+import { describe, expect, it } from 'vitest';
+import { waitFor, type EventObject } from 'xstate';
+import { getAdjacencyMap, getShortestPaths, type StatePath } from 'xstate/graph';
+import { turnMachine } from '../../machines/turn.machine.js';
+import {
+  call,
+  createTurnHarness,
+  fatal,
+  retryable,
+  STEP_ACTORS,
+  usage,
+  type StepActor,
+  type TurnSnapshot,
+} from './turn-harness.js';
+
+const INPUT = { turnId: 't1', sessionId: 's1', maxRetries: 1, maxToolCallsPerTurn: 2 };
+
+type SampleEvent = EventObject & { output?: unknown; error?: unknown; label: string };
+
+const done = (actor: StepActor, label: string, output?: unknown): SampleEvent => ({
+  type: `xstate.done.actor.${actor}`,
+  output,
+  label,
+});
+const failed = (actor: StepActor, label: string, error: unknown): SampleEvent => ({
+  type: `xstate.error.actor.${actor}`,
+  error,
+  label,
+});
+
+/** Sample events per running step: every outcome its guards tell apart. */
+function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
+  const events: SampleEvent[] = [{ type: 'CANCEL', label: 'cancel' }];
+  const running = Object.keys(snapshot.children) as StepActor[];
+  for (const actor of running) {
+    switch (actor) {
+      case 'prepareRequest':
+        events.push(done(actor, 'fits', { needsCompaction: false }), done(actor, 'over', { needsCompaction: true }));
+        break;
+      case 'compactContext':
+        events.push(done(actor, 'compacted', { usage: usage(3, 1) }));
+        break;
+      case 'streamModel':
+        events.push(
+          done(actor, 'answer', { toolCalls: [], finishReason: 'stop', usage: usage(5, 2) }),
+          done(actor, 'tools', { toolCalls: [call('a')], finishReason: 'tool_calls', usage: null }),
+          failed(actor, 'retryable', { error: retryable(), hadOutput: false }),
+          failed(actor, 'after output', { error: retryable(), hadOutput: true }),
+          failed(actor, 'fatal', { error: fatal(), hadOutput: false }),
+        );
+        continue; // its error variants cover onError
+      case 'retryDelay':
+        events.push(done(actor, 'retry', { retry: true }), done(actor, 'stopped by hook', { retry: false }));
+        break;
+      case 'runToolBatch':
+        events.push(done(actor, 'batch', { count: 1 }));
+        break;
+      default:
+        events.push(done(actor, 'ok'));
+    }
+    events.push(failed(actor, 'crash', fatal('crash')));
+  }
+  return events;
+}
+
+const serializeState = (s: TurnSnapshot) =>
+  JSON.stringify([s.value, s.context.attempt, s.context.toolCallCount, s.context.cancelRequested, s.status]);
+const serializeEvent = (e: SampleEvent) => `${e.type}:${e.label}`;
+
+const traversal = {
+  input: INPUT,
+  events: sampleEvents as (s: TurnSnapshot) => never[],
+  serializeState,
+  serializeEvent: serializeEvent as (e: EventObject) => string,
+  limit: 10_000,
+};
+
+/** Every edge the chart has under the sample events, as (state, event, next state). */
+function allTransitions() {
+  const map = getAdjacencyMap(turnMachine, traversal);
+  const edges: { from: string; event: SampleEvent; to: string }[] = [];
+  for (const [from, { state: source, transitions }] of Object.entries(map)) {
+    if ((source as TurnSnapshot).status === 'done') continue; // a final state takes no events
+    for (const { event, state } of Object.values(transitions)) {
+      const e = event as unknown as SampleEvent;
+      const to = serializeState(state as TurnSnapshot);
+      if (to !== from || e.type === 'CANCEL') edges.push({ from, event: e, to });
+    }
+  }
+  return edges;
+}
+
+/** Atomic state paths of the machine definition, e.g. `working.requesting`, `completed`. */
+function atomicStatePaths(): string[] {
+  const out: string[] = [];
+  const visit = (node: typeof turnMachine.root, path: string[]) => {
+    const children = Object.values(node.states);
+    if (children.length === 0) out.push(path.join('.'));
+    for (const child of children) visit(child, [...path, child.key]);
+  };
+  visit(turnMachine.root, []);
+  return out;
+}
+
+function valueToPath(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const [k, v] = Object.entries(value as Record<string, unknown>)[0]!;
+  return `${k}.${valueToPath(v)}`;
+}
+
+/** Replays a path's events against a real actor whose steps are fakes; checks each state. */
+async function replay(steps: { event: SampleEvent; state: TurnSnapshot }[]) {
+  const h = createTurnHarness({ maxRetries: INPUT.maxRetries, maxToolCallsPerTurn: INPUT.maxToolCallsPerTurn });
+  for (const { event, state } of steps) {
+    if (event.type === 'xstate.init') continue;
+    if (event.type === 'CANCEL') await h.cancel();
+    else {
+      const [, kind, , actor] = event.type.split('.') as [string, 'done' | 'error', string, StepActor];
+      if (kind === 'done') await h.done(actor, event.output);
+      else await h.fail(actor, event.error);
+    }
+    await waitFor(h.actor, (s) => serializeState(s) === serializeState(state), { timeout: 1000 });
+  }
+  expect(h.errors).toEqual([]);
+  return h;
+}
+
+describe('Turn machine paths (xstate/graph)', () => {
+  const shortest = getShortestPaths(turnMachine, traversal) as unknown as StatePath<TurnSnapshot, SampleEvent>[];
+  const byState = new Map(shortest.map((p) => [serializeState(p.state), p]));
+  const edges = allTransitions();
+
+  it('reaches every state of the chart', () => {
+    const reached = new Set(shortest.map((p) => valueToPath(p.state.value)));
+    const all = atomicStatePaths();
+    console.log(`Turn machine states reached: ${reached.size}/${all.length}`);
+    expect([...reached].sort()).toEqual([...all].sort());
+  });
+
+  it('replays every transition against a running actor', async () => {
+    const definedEvents = new Set<string>();
+    for (const name of STEP_ACTORS) {
+      definedEvents.add(`xstate.done.actor.${name}`);
+      definedEvents.add(`xstate.error.actor.${name}`);
+    }
+    const coveredEventTypes = new Set<string>();
+    let replayed = 0;
+    for (const edge of edges) {
+      const prefix = byState.get(edge.from);
+      if (!prefix) throw new Error(`no path to ${edge.from}`);
+      const toState = byState.get(edge.to)?.state;
+      if (!toState) throw new Error(`no path to ${edge.to}`);
+      await replay([...prefix.steps, { event: edge.event, state: toState }]);
+      coveredEventTypes.add(edge.event.type);
+      replayed++;
+    }
+    console.log(`Turn machine transitions replayed: ${replayed}/${edges.length}`);
+    expect(replayed).toBe(edges.length);
+    // Every step actor's done and error route is exercised, and CANCEL.
+    for (const type of definedEvents) expect(coveredEventTypes, type).toContain(type);
+    expect(coveredEventTypes).toContain('CANCEL');
+  }, 120_000);
+
+  it('every path ends in exactly one terminal emission', async () => {
+    const finals = shortest.filter((p) => p.state.status === 'done');
+    expect([...new Set(finals.map((p) => p.state.value))].sort()).toEqual(['cancelled', 'completed', 'failed']);
+    for (const path of finals) {
+      const h = await replay(path.steps);
+      expect(h.actions.filter((a) => a.type === 'emitTerminal')).toHaveLength(1);
+    }
+  });
+});
