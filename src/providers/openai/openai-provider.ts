@@ -1,0 +1,196 @@
+/**
+ * `OpenAIProvider`: a {@link ModelProvider} over the official `openai` SDK's streaming Chat
+ * Completions, for OpenAI and any OpenAI-compatible server. The only module that imports `openai`.
+ * @module
+ */
+import OpenAI, {
+  APIConnectionError,
+  APIError,
+  APIUserAbortError,
+  OpenAIError,
+} from 'openai';
+import * as z from 'zod/mini';
+import { AgentError, Errors } from '../../errors.js';
+import type { ModelProvider } from '../../ports/model-provider.js';
+import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../types.js';
+import { parseInput } from '../../validate.js';
+import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from '../provider-registry.js';
+import {
+  clientError,
+  connectionError,
+  errorBodyMessage,
+  httpStatusError,
+  malformedChunkError,
+  streamErrorObjectError,
+} from './errors.js';
+import { ChatStreamAssembler } from './stream-assembler.js';
+import { toWireRequest, type MaxTokensField } from './to-wire.js';
+
+/** Options of {@link OpenAIProvider}. */
+export interface OpenAIProviderOptions extends OpenAIProviderConfig {
+  /** The provider's id. Default `'openai'`. */
+  id?: string;
+  /**
+   * A ready `openai` client (e.g. `AzureOpenAI`, or one with a custom `fetch`). Exclusive with
+   * `apiKey`, `baseURL` and `dangerouslyAllowBrowser`, which configure the client this provider
+   * would otherwise create. Its own retries are bypassed per request either way.
+   */
+  client?: OpenAI;
+}
+
+const OpenAIProviderOptionsSchema = z.extend(OpenAIProviderConfigSchema, {
+  id: z.optional(z.string().check(z.minLength(1))),
+  // Structural, so any copy of the SDK (or a subclass such as AzureOpenAI) is accepted.
+  client: z.optional(
+    z.custom<OpenAI>(
+      (value) =>
+        typeof (value as { chat?: { completions?: { create?: unknown } } } | null)?.chat?.completions
+          ?.create === 'function',
+      { message: 'expected an openai client' },
+    ),
+  ),
+});
+
+/**
+ * Streams Chat Completions through the `openai` SDK, against OpenAI (default) or any
+ * OpenAI-compatible `baseURL`.
+ *
+ * - Sends the system prompt and history (see `toWireMessages`), the tools as functions, and
+ *   `stream_options: { include_usage: true }`; `maxOutputTokens` goes in `maxTokensField`
+ *   (default `max_completion_tokens`; use `max_tokens` for servers that only know that one).
+ * - Emits text and reasoning deltas as they arrive, then the whole tool calls, at most one
+ *   `usage` (with `cost` from the server or from `ModelInfo.pricing`), and `done`.
+ * - The SDK's retries are off (`maxRetries: 0`): the runtime owns retries. Failures are
+ *   `PROVIDER_ERROR`s, retryable for HTTP 408/409/429/5xx, network failures and a stream that
+ *   breaks before the finish reason; with `retryAfterMs` when the server sent `Retry-After`.
+ * - Aborting `signal` ends the HTTP request at once and throws `REQUEST_CANCELLED`.
+ *
+ * A client it creates has the SDK's console logging off: every failure reaches the runtime as an
+ * `AgentError` instead. Pass your own `client` to keep the SDK's logging.
+ * @example
+ * const provider = new OpenAIProvider({
+ *   baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama', maxTokensField: 'max_tokens',
+ *   models: [{ id: 'qwen3:8b', displayName: 'Qwen3 8B', contextWindow: 40_960,
+ *              capabilities: { toolUse: true, vision: false, streaming: true } }],
+ * });
+ */
+export class OpenAIProvider implements ModelProvider {
+  /** @inheritDoc */
+  readonly id: string;
+  /** @inheritDoc */
+  readonly models: readonly ModelInfo[];
+  readonly #client: OpenAI;
+  readonly #headers: Record<string, string> | undefined;
+  readonly #maxTokensField: MaxTokensField;
+  readonly #pricing: ReadonlyMap<string, ModelPricing>;
+
+  /** Throws `INVALID_INPUT` for invalid options (or when the SDK refuses them, e.g. no API key). */
+  constructor(options: OpenAIProviderOptions) {
+    const parsed = parseInput(OpenAIProviderOptionsSchema, options, 'OpenAIProvider options');
+    if (parsed.client) {
+      const clash = (['apiKey', 'baseURL', 'dangerouslyAllowBrowser'] as const).filter(
+        (key) => parsed[key] !== undefined,
+      );
+      if (clash.length > 0) {
+        throw Errors.invalidInput(
+          `OpenAIProvider options: 'client' excludes ${clash.map((key) => `'${key}'`).join(', ')} (configure the client instead)`,
+        );
+      }
+    }
+    this.id = parsed.id ?? 'openai';
+    this.models = Object.freeze(parsed.models.map((model) => Object.freeze(model)));
+    this.#headers = parsed.headers;
+    this.#maxTokensField = parsed.maxTokensField ?? 'max_completion_tokens';
+    this.#pricing = new Map(
+      parsed.models.flatMap((model) => (model.pricing ? [[model.id, model.pricing] as const] : [])),
+    );
+    this.#client = parsed.client ?? createClient(parsed);
+  }
+
+  /** Streams one response; see the class description for the events and errors. */
+  async *chat(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent, void, undefined> {
+    const body = toWireRequest(request, this.#maxTokensField);
+    let stream;
+    try {
+      stream = await this.#client.chat.completions.create(body, {
+        signal,
+        maxRetries: 0,
+        ...(this.#headers && { headers: this.#headers }),
+      });
+    } catch (error) {
+      throw this.#toAgentError(error, signal);
+    }
+    const assembler = new ChatStreamAssembler({
+      providerId: this.id,
+      pricing: this.#pricing.get(request.model),
+    });
+    const chunks = stream[Symbol.asyncIterator]();
+    let ended = false;
+    try {
+      for (;;) {
+        let next: IteratorResult<OpenAI.ChatCompletionChunk>;
+        try {
+          next = await chunks.next();
+        } catch (error) {
+          // Once the finish reason is in, the output is complete: a connection that drops before
+          // the usage chunk or `[DONE]` costs only the usage (like streams recorded without [DONE]).
+          if (assembler.finishReason !== undefined && !signal.aborted && isTransportFailure(error)) break;
+          throw this.#toAgentError(error, signal);
+        }
+        // The SDK ends the iteration quietly when the request is aborted; we do not.
+        if (signal.aborted) throw Errors.requestCancelled();
+        if (next.done) break;
+        yield* assembler.push(next.value);
+      }
+      const tail = assembler.finish();
+      ended = true;
+      yield* tail;
+    } finally {
+      // Stopped early (consumer returned, or an error): close the HTTP request now.
+      if (!ended) stream.controller.abort();
+    }
+  }
+
+  #toAgentError(error: unknown, signal: AbortSignal): AgentError {
+    if (signal.aborted || error instanceof APIUserAbortError) return Errors.requestCancelled();
+    if (AgentError.isInstance(error)) return error;
+    if (error instanceof APIConnectionError) return connectionError(this.id, error);
+    if (error instanceof APIError) {
+      if (typeof error.status !== 'number') return streamErrorObjectError(this.id, error.error, error);
+      return httpStatusError(this.id, {
+        status: error.status,
+        serverMessage: errorBodyMessage(error.error) ?? sdkMessageWithoutStatus(error),
+        headers: error.headers,
+        cause: error,
+      });
+    }
+    if (error instanceof OpenAIError) return clientError(this.id, error);
+    if (error instanceof SyntaxError) return malformedChunkError(this.id, error);
+    return connectionError(this.id, error);
+  }
+}
+
+function createClient(config: z.infer<typeof OpenAIProviderOptionsSchema>): OpenAI {
+  try {
+    return new OpenAI({
+      apiKey: config.apiKey,
+      baseURL: config.baseURL,
+      dangerouslyAllowBrowser: config.dangerouslyAllowBrowser,
+      maxRetries: 0,
+      logLevel: 'off',
+    });
+  } catch (error) {
+    throw Errors.invalidInput(`OpenAIProvider options: ${(error as Error).message}`, error);
+  }
+}
+
+/** The body could not be read as JSON: the SDK's message is `<status> <body text>`. */
+function sdkMessageWithoutStatus(error: APIError): string | undefined {
+  const text = error.message.replace(/^\d{3}\s*/, '');
+  return text && text !== 'status code (no body)' ? text : undefined;
+}
+
+/** A failure of the connection itself (reset, closed), not an error the server reported. */
+function isTransportFailure(error: unknown): boolean {
+  return !(error instanceof OpenAIError) && !(error instanceof SyntaxError) && !AgentError.isInstance(error);
+}

@@ -1,0 +1,190 @@
+/**
+ * `ProviderRegistry`: the named model providers of an agent, a default one, and which provider
+ * serves which model id (seed 004 §1).
+ * @module
+ */
+import * as z from 'zod/mini';
+import { AgentError, Errors } from '../errors.js';
+import type { ModelProvider } from '../ports/model-provider.js';
+import { ModelInfoSchema, type ModelInfo } from '../types.js';
+import { parseInput } from '../validate.js';
+import type { MaxTokensField } from './openai/to-wire.js';
+
+/**
+ * The kinds of provider {@link ProviderRegistry.registerWithConfig} can create: `openai` (the
+ * OpenAI API; `max_completion_tokens`) and `openai-compatible` (any Chat Completions server
+ * such as Ollama, vLLM, LM Studio, OpenRouter or DeepSeek; `baseURL` required, `max_tokens`).
+ */
+export type ProviderType = 'openai' | 'openai-compatible';
+
+/** Schema of {@link ProviderType}. */
+export const ProviderTypeSchema = z.enum(['openai', 'openai-compatible']);
+
+/** The data options of an OpenAI-type provider (what `registerWithConfig` takes). */
+export interface OpenAIProviderConfig {
+  /**
+   * API key, sent as `Authorization: Bearer …`. Default: the `OPENAI_API_KEY` environment variable
+   * (Node). Servers that need no key accept any string, e.g. `'ollama'`.
+   */
+  apiKey?: string;
+  /** The server's base URL, e.g. `http://127.0.0.1:11434/v1`. Default: OpenAI's. */
+  baseURL?: string;
+  /** The models this provider serves (ids unique across the registry). At least one. */
+  models: readonly ModelInfo[];
+  /** Extra HTTP headers for every request (e.g. OpenRouter's `HTTP-Referer`). */
+  headers?: Record<string, string>;
+  /** Allow running in a browser, where the API key is visible to the page's users. */
+  dangerouslyAllowBrowser?: boolean;
+  /** Which field carries `maxOutputTokens`. Default: by provider type (see {@link ProviderType}). */
+  maxTokensField?: MaxTokensField;
+}
+
+/** Schema of {@link OpenAIProviderConfig} (unknown keys are rejected). */
+export const OpenAIProviderConfigSchema = z.strictObject({
+  apiKey: z.optional(z.string()),
+  baseURL: z.optional(z.url()),
+  models: z.array(ModelInfoSchema).check(z.minLength(1)),
+  headers: z.optional(z.record(z.string(), z.string())),
+  dangerouslyAllowBrowser: z.optional(z.boolean()),
+  maxTokensField: z.optional(z.enum(['max_tokens', 'max_completion_tokens'])),
+});
+
+/** `openai-compatible` needs to know where the server is. */
+const OpenAICompatibleConfigSchema = z.extend(OpenAIProviderConfigSchema, { baseURL: z.url() });
+
+/** What `register` checks of a provider before accepting it. */
+const ModelProviderShapeSchema = z.object({
+  id: z.string().check(z.minLength(1)),
+  models: z.array(ModelInfoSchema),
+  chat: z.custom<ModelProvider['chat']>((value) => typeof value === 'function'),
+});
+
+const ProviderNameSchema = z.string().check(z.minLength(1));
+
+/** A provider as registered, with its name. */
+export interface RegisteredProvider {
+  name: string;
+  provider: ModelProvider;
+}
+
+/** The provider that serves a model id, and the model's info. */
+export interface ResolvedModel {
+  /** The registered name of the provider. */
+  providerName: string;
+  provider: ModelProvider;
+  model: ModelInfo;
+}
+
+/**
+ * Named model providers, a default, and model id → provider resolution.
+ *
+ * Names and model ids are checked when a provider is registered: a provider name used twice, or
+ * a model id served by two providers, is a `NAME_CONFLICT`. The model list is read once, at
+ * registration.
+ * @example
+ * const registry = new ProviderRegistry();
+ * await registry.registerWithConfig('local', 'openai-compatible', {
+ *   baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama',
+ *   models: [{ id: 'qwen3:8b', displayName: 'Qwen3 8B', contextWindow: 40_960,
+ *              capabilities: { toolUse: true, vision: false, streaming: true } }],
+ * });
+ * registry.resolve('qwen3:8b').provider; // the provider named 'local'
+ */
+export class ProviderRegistry {
+  readonly #providers = new Map<string, ModelProvider>();
+  readonly #models = new Map<string, ResolvedModel>();
+  #defaultName: string | undefined;
+
+  /**
+   * Adds `provider` under `name`. Throws `INVALID_INPUT` for an empty name or a malformed provider,
+   * `NAME_CONFLICT` when the name is taken or one of its model ids is already served. Nothing is
+   * registered when it throws.
+   */
+  register(name: string, provider: ModelProvider): this {
+    parseInput(ProviderNameSchema, name, 'provider name');
+    const { models } = parseInput(ModelProviderShapeSchema, provider, 'provider');
+    this.#assertNameFree(name);
+    const added = new Map<string, ResolvedModel>();
+    for (const model of models) {
+      const owner = this.#models.get(model.id)?.providerName ?? (added.has(model.id) ? name : undefined);
+      if (owner !== undefined) {
+        throw new AgentError(
+          'NAME_CONFLICT',
+          `model id '${model.id}' is served by provider '${owner}' and by provider '${name}'`,
+        );
+      }
+      added.set(model.id, { providerName: name, provider, model });
+    }
+    this.#providers.set(name, provider);
+    for (const [id, resolved] of added) this.#models.set(id, resolved);
+    return this;
+  }
+
+  /**
+   * Creates an OpenAI-type provider from plain config and registers it under `name` (also its
+   * `id`). Asynchronous because it loads the OpenAI adapter (and the `openai` SDK) only when used,
+   * so agents with only their own providers never ship it. Rejects with `INVALID_INPUT` for an
+   * unknown type or invalid config, and like {@link register} for conflicts.
+   */
+  async registerWithConfig(
+    name: string,
+    type: ProviderType,
+    config: OpenAIProviderConfig,
+  ): Promise<ModelProvider> {
+    parseInput(ProviderNameSchema, name, 'provider name');
+    const kind = parseInput(ProviderTypeSchema, type, 'provider type');
+    const schema = kind === 'openai-compatible' ? OpenAICompatibleConfigSchema : OpenAIProviderConfigSchema;
+    const parsed = parseInput(schema, config, 'provider config');
+    this.#assertNameFree(name);
+    const { OpenAIProvider } = await import('./openai/openai-provider.js');
+    const provider = new OpenAIProvider({
+      ...parsed,
+      id: name,
+      maxTokensField:
+        parsed.maxTokensField ?? (kind === 'openai-compatible' ? 'max_tokens' : 'max_completion_tokens'),
+    });
+    this.register(name, provider);
+    return provider;
+  }
+
+  /** Makes the provider named `name` the default. Throws `INVALID_INPUT` when there is none. */
+  setDefault(name: string): this {
+    if (!this.#providers.has(name)) {
+      throw Errors.invalidInput(`no provider named '${name}' is registered`);
+    }
+    this.#defaultName = name;
+    return this;
+  }
+
+  /** The provider registered as `name`. */
+  get(name: string): ModelProvider | undefined {
+    return this.#providers.get(name);
+  }
+
+  /** The default provider: the one set with {@link setDefault}, else the first registered. */
+  getDefault(): ModelProvider | undefined {
+    if (this.#defaultName !== undefined) return this.#providers.get(this.#defaultName);
+    return this.#providers.values().next().value;
+  }
+
+  /** The provider serving `modelId`, and the model. Throws `MODEL_NOT_SUPPORTED` when none does. */
+  resolve(modelId: string): ResolvedModel {
+    const resolved = this.#models.get(modelId);
+    if (!resolved) throw Errors.modelNotSupported(modelId);
+    return resolved;
+  }
+
+  /** Every model of every provider, in registration order. */
+  models(): ModelInfo[] {
+    return [...this.#models.values()].map((resolved) => resolved.model);
+  }
+
+  /** Every provider with its name, in registration order. */
+  providers(): RegisteredProvider[] {
+    return [...this.#providers].map(([name, provider]) => ({ name, provider }));
+  }
+
+  #assertNameFree(name: string): void {
+    if (this.#providers.has(name)) throw Errors.nameConflict('provider', name);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Stream shapes of OpenAI-compatible servers that no recording covers (see the Gaps section of
+ * test/fixtures/chat-completions-sse/SOURCES.md), synthesised and served over real HTTP.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import type { ChatRequest } from '../../src/types.js';
+import { ChatCompletionsServer, collect, sseEvent, streamText } from './support/chat-completions-server.js';
+
+let server: ChatCompletionsServer;
+let provider: OpenAIProvider;
+
+beforeAll(async () => {
+  server = await ChatCompletionsServer.start();
+  provider = new OpenAIProvider({
+    baseURL: server.baseURL,
+    apiKey: 'ollama',
+    models: [
+      {
+        id: 'qwen3:8b',
+        displayName: 'Qwen3 8B',
+        contextWindow: 40_960,
+        capabilities: { toolUse: true, vision: false, streaming: true },
+        pricing: { inputPerMillion: 3, outputPerMillion: 15 },
+      },
+    ],
+  });
+});
+afterAll(() => server.close());
+
+const request: ChatRequest = {
+  model: 'qwen3:8b',
+  systemPrompt: '',
+  messages: [{ type: 'user', content: [{ type: 'text', text: 'weather in Paris and Rome?' }] }],
+  tools: [],
+  purpose: 'turn',
+};
+
+const chunk = (delta: object, finish: string | null = null) =>
+  sseEvent({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'qwen3:8b', choices: [{ index: 0, delta, finish_reason: finish }] });
+
+const wholeCall = (index: number, id: string, city: string) => ({
+  index,
+  id,
+  type: 'function',
+  function: { name: 'get_weather', arguments: `{"city":"${city}"}` },
+});
+
+const ollamaUsage = sseEvent({ id: 'chatcmpl-1', choices: [], usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } });
+
+describe('OpenAIProvider with compatible servers', () => {
+  it('takes tool calls that arrive whole, one chunk each (Ollama), with reasoning and a usage chunk', async () => {
+    server.respondWith(
+      streamText(
+        chunk({ role: 'assistant', content: '', reasoning: 'Two cities, two calls.' }) +
+          chunk({ tool_calls: [wholeCall(0, 'call_a', 'Paris')] }) +
+          chunk({ tool_calls: [wholeCall(1, 'call_b', 'Rome')] }) +
+          chunk({}, 'tool_calls') +
+          ollamaUsage +
+          'data: [DONE]\n\n',
+      ),
+    );
+    const { events, error } = await collect(provider.chat(request, new AbortController().signal));
+    expect(error).toBeUndefined();
+    expect(events).toEqual([
+      { type: 'reasoning_delta', text: 'Two cities, two calls.' },
+      { type: 'tool_call', callId: 'call_a', toolName: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'tool_call', callId: 'call_b', toolName: 'get_weather', arguments: '{"city":"Rome"}' },
+      {
+        type: 'usage',
+        usage: { inputTokens: 100, outputTokens: 20, totalTokens: 120 },
+        // From ModelInfo.pricing: 100 × $3 + 20 × $15 per million.
+        cost: (100 * 3 + 20 * 15) / 1e6,
+      },
+      { type: 'done', finishReason: 'tool_calls' },
+    ]);
+  });
+
+  it('keeps parallel calls apart when the server gives every one index 0', async () => {
+    server.respondWith(
+      streamText(
+        chunk({ tool_calls: [wholeCall(0, 'call_a', 'Paris')] }) +
+          chunk({ tool_calls: [wholeCall(0, 'call_b', 'Rome')] }) +
+          chunk({}, 'tool_calls') +
+          'data: [DONE]\n\n',
+      ),
+    );
+    const { events } = await collect(provider.chat(request, new AbortController().signal));
+    expect(events.filter((e) => e.type === 'tool_call')).toEqual([
+      { type: 'tool_call', callId: 'call_a', toolName: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'tool_call', callId: 'call_b', toolName: 'get_weather', arguments: '{"city":"Rome"}' },
+    ]);
+  });
+
+  it('takes several whole calls in a single delta', async () => {
+    server.respondWith(
+      streamText(
+        chunk({ tool_calls: [wholeCall(0, 'call_a', 'Paris'), wholeCall(1, 'call_b', 'Rome')] }, 'tool_calls') +
+          'data: [DONE]\n\n',
+      ),
+    );
+    const { events } = await collect(provider.chat(request, new AbortController().signal));
+    expect(events.map((e) => (e.type === 'tool_call' ? e.callId : e.type))).toEqual(['call_a', 'call_b', 'done']);
+  });
+});
