@@ -1,0 +1,165 @@
+/**
+ * The lifecycle guards, through the public API: one session per agent (SESSION_BUSY until the
+ * closed session's turn has ended), one turn per session (TURN_BUSY), no turn after close
+ * (SESSION_CLOSED), unknown sessions and models, and bad input — each rejection an `AgentError`
+ * with a code, and none of them breaking the session that is open.
+ */
+import { describe, expect, it } from 'vitest';
+import { firstValueFrom, filter } from 'rxjs';
+import { AgentError, type AgentErrorCode, type AgentEvent, type RunningTurn, type UserInput } from '../../src/index.js';
+import { reply, type ScriptedResponse } from '../../src/testing/index.js';
+import { createTestAgent, gate } from './support.js';
+
+/** Resolves with the rejection of `promise`; fails the test if it resolves or rejects with a non-AgentError. */
+async function rejectionOf(promise: Promise<unknown>, code: AgentErrorCode): Promise<AgentError> {
+  const error = await promise.then(
+    (value) => {
+      throw new Error(`expected a rejection with ${code}, but it resolved with ${String(value)}`);
+    },
+    (e: unknown) => e,
+  );
+  expect(AgentError.isInstance(error), `expected an AgentError, got ${String(error)}`).toBe(true);
+  expect((error as AgentError).code).toBe(code);
+  return error as AgentError;
+}
+
+/** A response that streams one delta, then holds the stream open until `until` settles. */
+function heldOpen(until: Promise<void>): ScriptedResponse {
+  return [{ type: 'text_delta', text: 'Hel' }, { type: 'wait', until }, ...reply.text('lo')];
+}
+
+/** Resolves once the turn has streamed its first text delta (it is then mid-stream). */
+function midStream(turn: RunningTurn): Promise<AgentEvent> {
+  return firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+}
+
+describe('the single-session guard', () => {
+  it('rejects a second newSession with SESSION_BUSY while a session is open, and the open one still works', async () => {
+    const { agent } = await createTestAgent({ script: [reply.text('still here')] });
+    const session = await agent.newSession();
+
+    await rejectionOf(agent.newSession(), 'SESSION_BUSY');
+    await rejectionOf(agent.resumeSession(session.id), 'SESSION_BUSY');
+
+    const turn = await session.sendMessage('are you there?');
+    expect((await turn.result).status).toBe('completed');
+    await agent.shutdown();
+  });
+
+  it('keeps the slot busy after close() while its turn runs (close waits for the turn), and frees it once close resolves', async () => {
+    const release = gate();
+    const { agent } = await createTestAgent({ script: [heldOpen(release.promise), reply.text('next session')] });
+    const session = await agent.newSession();
+    const turn = await session.sendMessage('hello');
+    await midStream(turn);
+
+    const order: string[] = [];
+    void turn.result.then((r) => order.push(`turn ${r.status}`));
+    const closing = session.close().then(() => order.push('closed'));
+
+    await rejectionOf(agent.newSession(), 'SESSION_BUSY');
+    await rejectionOf(session.sendMessage('too late'), 'SESSION_CLOSED');
+    expect(order).toEqual([]);
+
+    release.release();
+    await closing;
+    // close() did not cancel the turn: it waited for it to complete.
+    expect(order).toEqual(['turn completed', 'closed']);
+
+    const next = await agent.newSession();
+    expect(next.id).not.toBe(session.id);
+    const nextTurn = await next.sendMessage('hi again');
+    expect((await nextTurn.result).status).toBe('completed');
+    await agent.shutdown();
+  });
+
+  it('frees the slot right after close() resolves on an idle session', async () => {
+    const { agent } = await createTestAgent();
+    const first = await agent.newSession();
+    await first.close();
+    const second = await agent.newSession();
+    expect(second.id).not.toBe(first.id);
+    await agent.shutdown();
+  });
+});
+
+describe('the single-turn guard', () => {
+  it('rejects sendMessage with TURN_BUSY while a turn runs, and accepts one once it has ended', async () => {
+    const release = gate();
+    const { agent } = await createTestAgent({ script: [heldOpen(release.promise), reply.text('second')] });
+    const session = await agent.newSession();
+    const turn = await session.sendMessage('first');
+    await midStream(turn);
+
+    await rejectionOf(session.sendMessage('second'), 'TURN_BUSY');
+
+    release.release();
+    expect((await turn.result).status).toBe('completed');
+    const second = await session.sendMessage('second');
+    expect((await second.result).status).toBe('completed');
+    // The rejected message never entered the history.
+    expect(session.messages.filter((m) => m.type === 'user')).toHaveLength(2);
+    await agent.shutdown();
+  });
+
+  it('rejects sendMessage with SESSION_CLOSED after close()', async () => {
+    const { agent } = await createTestAgent();
+    const session = await agent.newSession();
+    await session.close();
+    await rejectionOf(session.sendMessage('anyone?'), 'SESSION_CLOSED');
+    await agent.shutdown();
+  });
+});
+
+describe('opening sessions', () => {
+  it('rejects resumeSession of an unknown id with SESSION_NOT_FOUND, and the slot stays free', async () => {
+    const { agent } = await createTestAgent();
+    await rejectionOf(agent.resumeSession('no-such-session'), 'SESSION_NOT_FOUND');
+    const session = await agent.newSession();
+    expect(session.id).not.toBe('no-such-session');
+    await agent.shutdown();
+  });
+
+  it('rejects resumeSession with SESSION_NOT_FOUND when no SessionStorage is registered', async () => {
+    const { agent } = await createTestAgent({ storage: null });
+    const session = await agent.newSession();
+    await session.close();
+    await rejectionOf(agent.resumeSession(session.id), 'SESSION_NOT_FOUND');
+    await agent.shutdown();
+  });
+
+  it('rejects newSession with MODEL_NOT_SUPPORTED for a model no provider serves, and the slot stays free', async () => {
+    const { agent } = await createTestAgent();
+    await rejectionOf(agent.newSession({ modelId: 'nope' }), 'MODEL_NOT_SUPPORTED');
+    const session = await agent.newSession();
+    expect(session.id).toEqual(expect.any(String));
+    await agent.shutdown();
+  });
+});
+
+describe('bad input to sendMessage', () => {
+  const badInputs: [string, unknown][] = [
+    ['no content blocks', { content: [] }],
+    ['a number', 42],
+    ['an empty string', ''],
+    ['only whitespace', '   '],
+    ['a block of an unknown type', { content: [{ type: 'video', url: 'x' }] }],
+  ];
+
+  it.each(badInputs)('rejects %s with INVALID_INPUT; the session still works afterwards', async (_name, input) => {
+    const { agent, provider } = await createTestAgent({ script: [reply.text('fine')] });
+    const session = await agent.newSession();
+
+    await rejectionOf(session.sendMessage(input as UserInput), 'INVALID_INPUT');
+    expect(session.messages).toEqual([]);
+    expect(provider.calls).toBe(0);
+
+    const turn = await session.sendMessage('a real question');
+    expect(await turn.result).toMatchObject({ status: 'completed' });
+    expect(session.messages).toEqual([
+      { type: 'user', content: [{ type: 'text', text: 'a real question' }] },
+      { type: 'assistant', content: [{ type: 'text', text: 'fine' }], status: 'complete' },
+    ]);
+    await agent.shutdown();
+  });
+});
