@@ -322,6 +322,22 @@ describe('ToolDispatcher: one call', () => {
     expect(result!.output.content).toBe(expected);
     expect(events.at(-1)).toMatchObject({ type: 'tool_call_end', output: { content: expected } });
   });
+  it('never rejects, even when the event sink throws', async () => {
+    const tool = defineTool({ name: 'ok', description: '', parameters: z.object({}), execute: async () => 'fine' });
+    const { ctx, errors } = recordingContext();
+    ctx.emit = () => {
+      throw new Error('sink closed');
+    };
+    const results = await dispatcher([tool]).runBatch([call('1', 'ok'), call('2', 'ok')], ctx);
+    expect(results.map((r) => [r.callId, r.isError])).toEqual([
+      ['1', true],
+      ['2', true],
+    ]);
+    expect(errors.map((e) => e.message)).toEqual([
+      '[TOOL_EXECUTION_ERROR] sink closed',
+      '[TOOL_EXECUTION_ERROR] sink closed',
+    ]);
+  });
 });
 
 describe('ToolDispatcher: hooks', () => {

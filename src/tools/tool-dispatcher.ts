@@ -141,7 +141,11 @@ export class ToolDispatcher {
       return await this.#runCall(call, ctx);
     } catch (error) {
       // Only a throwing `emit`/`reportError` gets here; the batch still resolves.
-      ctx.reportError(toAgentError(error, 'TOOL_EXECUTION_ERROR'));
+      try {
+        ctx.reportError(toAgentError(error, 'TOOL_EXECUTION_ERROR'));
+      } catch {
+        // The sink itself is broken; the error result below still reaches the model.
+      }
       const output = { content: ToolResultTexts.failed(call.toolName, error), isError: true };
       return { ...identify(call), arguments: call.arguments, output, isError: true, skipped: false, durationMs: 0 };
     }
@@ -227,7 +231,7 @@ export class ToolDispatcher {
       durationMs,
       success: !isError,
     });
-    return { ...identify(call), arguments: args, output, isError, skipped: false, durationMs };
+    return { callId: call.callId, toolName: call.toolName, arguments: args, output, isError, skipped: false, durationMs };
   }
 }
 
