@@ -322,6 +322,7 @@ describe('ToolDispatcher: one call', () => {
     expect(result!.output.content).toBe(expected);
     expect(events.at(-1)).toMatchObject({ type: 'tool_call_end', output: { content: expected } });
   });
+
   it('never rejects, even when the event sink throws', async () => {
     const tool = defineTool({ name: 'ok', description: '', parameters: z.object({}), execute: async () => 'fine' });
     const { ctx, errors } = recordingContext();
