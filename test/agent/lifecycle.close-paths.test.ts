@@ -1,0 +1,179 @@
+/**
+ * The `session.close()` path of the seed's §8 table: `session_end` with reason `close`, then
+ * memory extraction (a failure is a non-fatal MEMORY_FAILED event and never blocks the close),
+ * `session.events` completes, and `close()` is idempotent.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Observable } from 'rxjs';
+import {
+  AgentBuilder,
+  InMemoryMemoryStorage,
+  InMemorySessionStorage,
+  type AgentEvent,
+  type HookPayload,
+  type Plugin,
+} from '../../src/index.js';
+import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptStep } from '../../src/testing/index.js';
+
+const NAMESPACE = 'user-1';
+
+/** A plugin that records every `session_end` payload and every hook it sees, in order. */
+function sessionEndRecorder(log: string[], payloads: HookPayload[]): Plugin {
+  return {
+    id: 'recorder',
+    displayName: 'Recorder',
+    description: 'records session_end',
+    apply(ctx) {
+      ctx.tap('session_end', (payload) => {
+        log.push('session_end');
+        payloads.push(payload);
+      });
+    },
+  };
+}
+
+/**
+ * An agent with memory (namespace `user-1`), a recording plugin and in-memory storages. `log` is
+ * shared with the script's steps, so it records the order of hooks and model calls.
+ */
+async function agentWithMemory(script: ScriptStep[], log: string[] = []) {
+  const provider = new ScriptedModelProvider({ script });
+  const memories = new InMemoryMemoryStorage();
+  const sessionEnds: HookPayload[] = [];
+  const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: NAMESPACE } })
+    .registerModelProvider(provider)
+    .registerSessionStorage(new InMemorySessionStorage())
+    .registerMemoryStorage(memories)
+    .registerPlugin(sessionEndRecorder(log, sessionEnds))
+    .build();
+  return { agent, provider, memories, log, sessionEnds };
+}
+
+/** A script step that answers the memory-extraction request, logging that it was asked. */
+function extractionAnswer(log: string[], text: string): ScriptStep {
+  return (request) => {
+    log.push(`extraction (${request.purpose})`);
+    return reply.text(text);
+  };
+}
+
+/** Every event of the session until it completes, and whether it completed. */
+function record(events: Observable<AgentEvent>) {
+  const seen: AgentEvent[] = [];
+  const state = { completed: false };
+  events.subscribe({ next: (e) => seen.push(e), complete: () => (state.completed = true) });
+  return { seen, state };
+}
+
+describe('session.close()', () => {
+  it('fires session_end with reason close and the turn count, then extracts memories into the namespace', async () => {
+    const log: string[] = [];
+    const { agent, provider, memories, sessionEnds } = await agentWithMemory(
+      [reply.text('Noted.'), reply.text('Earl Grey it is.'), extractionAnswer(log, '{"memories":[{"content":"likes tea"}]}')],
+      log,
+    );
+    const session = await agent.newSession();
+    for (const text of ['I like tea.', 'Which tea should I buy?']) {
+      const turn = await session.sendMessage(text);
+      expect((await turn.result).status).toBe('completed');
+    }
+    expect(await memories.search(NAMESPACE, '', 10)).toEqual([]);
+
+    expect(log).toEqual([]);
+
+    await session.close();
+
+    expect(log).toEqual(['session_end', 'extraction (memory_extraction)']);
+    expect(sessionEnds).toHaveLength(1);
+    expect(sessionEnds[0]).toMatchObject({
+      event: 'session_end',
+      sessionId: session.id,
+      turnId: null,
+      data: { reason: 'close', turnCount: 2 },
+    });
+
+    const extraction = provider.requests.at(-1)!;
+    expect(extraction.purpose).toBe('memory_extraction');
+    expect(JSON.stringify(extraction.messages)).toContain('I like tea.');
+
+    const saved = await memories.search(NAMESPACE, '', 10);
+    expect(saved).toEqual([
+      expect.objectContaining({ namespace: NAMESPACE, content: 'likes tea', sourceSessionId: session.id }),
+    ]);
+    expect(await memories.search('someone-else', '', 10)).toEqual([]);
+    provider.assertConsumed();
+    await agent.shutdown();
+  });
+
+  const failures: [string, ScriptStep][] = [
+    ['an answer that is not JSON', reply.text('I would rather not say.')],
+    ['JSON of the wrong shape', reply.text('{"memory":"likes tea"}')],
+    ['a provider that throws', reply.error(new Error('connection reset'))],
+  ];
+
+  it.each(failures)(
+    'reports a failed extraction (%s) as a non-fatal MEMORY_FAILED event with turnId null, and close still resolves',
+    async (_name, answer) => {
+      const { agent, memories, sessionEnds } = await agentWithMemory([reply.text('Noted.'), answer]);
+      const session = await agent.newSession();
+      const turn = await session.sendMessage('I like tea.');
+      await turn.result;
+      const { seen, state } = record(session.events);
+
+      await session.close();
+
+      const errors = seen.filter((e) => e.payload.type === 'error');
+      expect(errors).toEqual([
+        expect.objectContaining({
+          sessionId: session.id,
+          turnId: null,
+          payload: expect.objectContaining({ fatal: false, error: expect.objectContaining({ code: 'MEMORY_FAILED' }) }),
+        }),
+      ]);
+      expect(sessionEnds).toHaveLength(1);
+      expect(state.completed).toBe(true);
+      expect(await memories.search(NAMESPACE, '', 10)).toEqual([]);
+      // The agent is free again: the failure did not wedge the close path.
+      const next = await agent.newSession();
+      expect(next.id).not.toBe(session.id);
+      await agent.shutdown();
+    },
+  );
+
+  it('completes session.events once closed: events of the session arrive, then completion, then nothing', async () => {
+    const { agent } = await agentWithMemory([reply.text('Hi!', { chunks: 2 }), extractionAnswer([], '{"memories":[]}')]);
+    const session = await agent.newSession();
+    const { seen, state } = record(session.events);
+
+    const turn = await session.sendMessage('hello');
+    await turn.result;
+    expect(state.completed).toBe(false);
+    const closing = session.close();
+    await closing;
+
+    expect(state.completed).toBe(true);
+    expect(seen.map((e) => e.payload.type)).toEqual(['text_delta', 'text_delta', 'turn_complete']);
+    // A subscriber that comes after the close gets completion at once.
+    const late = record(session.events);
+    expect(late.state.completed).toBe(true);
+    expect(late.seen).toEqual([]);
+    await agent.shutdown();
+  });
+
+  it('is idempotent: concurrent and repeated close() run session_end and the extraction once', async () => {
+    const { agent, provider, memories, sessionEnds } = await agentWithMemory([
+      reply.text('Noted.'),
+      reply.text('{"memories":[{"content":"likes tea"}]}'),
+    ]);
+    const session = await agent.newSession();
+    await (await session.sendMessage('I like tea.')).result;
+
+    await Promise.all([session.close(), session.close()]);
+    await session.close();
+
+    expect(sessionEnds).toHaveLength(1);
+    expect(provider.requests.map((r) => r.purpose)).toEqual(['turn', 'memory_extraction']);
+    expect(await memories.search(NAMESPACE, '', 10)).toHaveLength(1);
+    await agent.shutdown();
+  });
+});
