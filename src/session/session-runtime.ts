@@ -69,6 +69,11 @@ export class SessionRuntime {
   readonly hub: EventHub;
   readonly writes: WriteQueue;
   readonly turns = new Map<string, TurnState>();
+  /** The turn in flight, if any. */
+  get activeTurnId(): string | null {
+    for (const id of this.turns.keys()) return id;
+    return null;
+  }
   /** Cached stable prompt; `null` after a compaction (rebuilt on the next request). */
   stablePrompt: string | null = null;
   memories: Memory[] = [];
@@ -94,7 +99,9 @@ export class SessionRuntime {
   ) {
     this.context = new ContextManager(history);
     this.hub = new EventHub(id);
-    this.writes = new WriteQueue(id, services.sessionStorage, (error) => this.reportError(null, error));
+    // A failed write is reported on the turn it belongs to (writes are drained before a turn's
+    // terminal event, so a turn's failures never arrive after it ended).
+    this.writes = new WriteQueue(id, services.sessionStorage, (error) => this.reportError(this.activeTurnId, error));
     const interval = services.config.memory?.checkpointInterval ?? 1;
     this.checkpointCounter = turnCount % interval;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
