@@ -1,0 +1,183 @@
+/**
+ * The `agent.shutdown()` path of the seed's §8 table: a running turn is cancelled, the session's
+ * full close path runs (`session_end` with reason `shutdown`, memory extraction), then the
+ * plugins' `shutdown()` in reverse registration order. Idempotent; the agent opens nothing after.
+ */
+import { describe, expect, it } from 'vitest';
+import { filter, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import {
+  AgentBuilder,
+  AgentError,
+  InMemoryMemoryStorage,
+  InMemorySessionStorage,
+  type AgentErrorCode,
+  type Plugin,
+  type RunningTurn,
+} from '../../src/index.js';
+import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptStep } from '../../src/testing/index.js';
+
+const NAMESPACE = 'user-1';
+
+/** A plugin that logs its turn_end and session_end hooks and its shutdown into `log`. */
+function loggingPlugin(id: string, log: string[], options: { failShutdown?: boolean } = {}): Plugin {
+  return {
+    id,
+    displayName: id,
+    description: `logs ${id}'s hooks`,
+    apply(ctx) {
+      ctx.tap('turn_end', ({ data }) => void log.push(`turn_end ${id} ${data.status}`));
+      ctx.tap('session_end', ({ data }) => void log.push(`session_end ${id} ${data.reason} turns=${data.turnCount}`));
+    },
+    shutdown() {
+      log.push(`shutdown ${id}`);
+      if (options.failShutdown) throw new Error(`${id} could not flush`);
+    },
+  };
+}
+
+/** An agent with memory, storage, and plugins A, B, C (in that registration order). */
+async function agentWithPlugins(script: ScriptStep[], log: string[], failing: string[] = []) {
+  const provider = new ScriptedModelProvider({ script });
+  const memories = new InMemoryMemoryStorage();
+  let builder = new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: NAMESPACE } })
+    .registerModelProvider(provider)
+    .registerSessionStorage(new InMemorySessionStorage())
+    .registerMemoryStorage(memories);
+  for (const id of ['A', 'B', 'C']) builder = builder.registerPlugin(loggingPlugin(id, log, { failShutdown: failing.includes(id) }));
+  const agent = await builder.build();
+  return { agent, provider, memories };
+}
+
+/** A response that streams one delta and then never ends on its own. */
+const endless: ScriptStep = [{ type: 'text_delta', text: 'Let me' }, { type: 'wait', until: new Promise<void>(() => {}) }];
+
+/** A script step answering the extraction request, logging it. */
+function extraction(log: string[]): ScriptStep {
+  return (request) => {
+    log.push(`model ${request.purpose}`);
+    return reply.text('{"memories":[{"content":"likes tea"}]}');
+  };
+}
+
+function midStream(turn: RunningTurn): Promise<unknown> {
+  return firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+}
+
+async function expectRejection(promise: Promise<unknown>, code?: AgentErrorCode): Promise<void> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected a rejection, but it resolved');
+    },
+    (e: unknown) => e,
+  );
+  expect(AgentError.isInstance(error), `expected an AgentError, got ${String(error)}`).toBe(true);
+  if (code) expect((error as AgentError).code).toBe(code);
+}
+
+describe('agent.shutdown()', () => {
+  it('cancels a turn mid-stream, runs session_end (shutdown) and extraction, then plugins shut down in reverse order', async () => {
+    const log: string[] = [];
+    const { agent, provider, memories } = await agentWithPlugins([endless, extraction(log)], log);
+    const session = await agent.newSession();
+    const sessionEvents = lastValueFrom(session.events.pipe(toArray()));
+    const turn = await session.sendMessage('I like tea. Tell me a story.');
+    await midStream(turn);
+
+    await agent.shutdown();
+
+    expect(log).toEqual([
+      'turn_end A cancelled',
+      'turn_end B cancelled',
+      'turn_end C cancelled',
+      'session_end A shutdown turns=1',
+      'session_end B shutdown turns=1',
+      'session_end C shutdown turns=1',
+      'model memory_extraction',
+      'shutdown C',
+      'shutdown B',
+      'shutdown A',
+    ]);
+    expect((await turn.result).status).toBe('cancelled');
+    expect(provider.aborted).toBe(1);
+    const turnEvents = await lastValueFrom(turn.events.pipe(toArray()));
+    expect(turnEvents.map((e) => e.payload.type)).toEqual(['text_delta', 'turn_cancelled']);
+    // The session's stream completed (lastValueFrom settled) and held the turn's events.
+    expect((await sessionEvents).map((e) => e.payload.type)).toEqual(['text_delta', 'turn_cancelled']);
+    expect(await memories.search(NAMESPACE, '', 10)).toEqual([expect.objectContaining({ content: 'likes tea' })]);
+  });
+
+  it('with an idle session: session_end (shutdown) then plugins in reverse order; with no session: plugins only', async () => {
+    const log: string[] = [];
+    const { agent } = await agentWithPlugins([reply.text('Hi.'), extraction(log)], log);
+    const session = await agent.newSession();
+    await (await session.sendMessage('hello')).result;
+    log.length = 0;
+
+    await agent.shutdown();
+    expect(log).toEqual([
+      'session_end A shutdown turns=1',
+      'session_end B shutdown turns=1',
+      'session_end C shutdown turns=1',
+      'model memory_extraction',
+      'shutdown C',
+      'shutdown B',
+      'shutdown A',
+    ]);
+
+    const bare: string[] = [];
+    const { agent: idleAgent } = await agentWithPlugins([], bare);
+    await idleAgent.shutdown();
+    expect(bare).toEqual(['shutdown C', 'shutdown B', 'shutdown A']);
+  });
+
+  it('is idempotent: concurrent and repeated calls resolve and run each step once', async () => {
+    const log: string[] = [];
+    const { agent } = await agentWithPlugins([endless, extraction(log)], log);
+    const session = await agent.newSession();
+    const turn = await session.sendMessage('hello');
+    await midStream(turn);
+
+    await Promise.all([agent.shutdown(), agent.shutdown()]);
+    await agent.shutdown();
+
+    expect(log.filter((l) => l.startsWith('session_end'))).toHaveLength(3);
+    expect(log.filter((l) => l.startsWith('shutdown'))).toEqual(['shutdown C', 'shutdown B', 'shutdown A']);
+    expect(log.filter((l) => l.startsWith('model'))).toHaveLength(1);
+  });
+
+  it('leaves an agent that opens no session and a session that takes no message', async () => {
+    const { agent } = await agentWithPlugins([reply.text('Hi.')], []);
+    const session = await agent.newSession();
+    await (await session.sendMessage('hello')).result;
+    await agent.shutdown();
+
+    await expectRejection(agent.newSession());
+    await expectRejection(agent.resumeSession(session.id));
+    await expectRejection(session.sendMessage('still there?'), 'SESSION_CLOSED');
+    // Closing a session the shutdown already closed is a no-op.
+    await session.close();
+  });
+
+  it('still shuts the other plugins down when one plugin’s shutdown throws', async () => {
+    const log: string[] = [];
+    const { agent } = await agentWithPlugins([], log, ['B']);
+    await agent.shutdown();
+    expect(log).toEqual(['shutdown C', 'shutdown B', 'shutdown A']);
+  });
+
+  it('upgrades a pending close(): the turn close() was waiting for is cancelled, and session_end fires once', async () => {
+    const log: string[] = [];
+    const { agent } = await agentWithPlugins([endless, extraction(log)], log);
+    const session = await agent.newSession();
+    const turn = await session.sendMessage('hello');
+    await midStream(turn);
+
+    const closing = session.close();
+    await agent.shutdown();
+    await closing;
+
+    expect((await turn.result).status).toBe('cancelled');
+    expect(log.filter((l) => l.startsWith('session_end A'))).toHaveLength(1);
+    expect(log.slice(-3)).toEqual(['shutdown C', 'shutdown B', 'shutdown A']);
+  });
+});
