@@ -3,6 +3,7 @@
  * Retry-After, broken and truncated streams, malformed chunks, error objects inside a stream.
  */
 import { createServer } from 'node:net';
+import OpenAI from 'openai';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
@@ -90,6 +91,17 @@ describe('HTTP errors', () => {
     expect(e.retryable).toBe(true);
     expect(e.retryAfterMs).toBeUndefined();
     expect(e.message).toContain('The server had an error while processing your request.');
+    expect(server.requests.length - before).toBe(1);
+  });
+
+  it('bypasses the retries of a client passed in: one request per chat', async () => {
+    errorReply(500, { error: { message: 'boom' } });
+    // A client with the SDK's default of 2 retries: the provider must still send one request.
+    const client = new OpenAI({ apiKey: 'k', baseURL: server.baseURL, logLevel: 'off' });
+    const withClient = new OpenAIProvider({ id: 'own-client', client, models: [model] });
+    const before = server.requests.length;
+    const e = asAgentError((await collect(withClient.chat(request, new AbortController().signal))).error);
+    expect(e.retryable).toBe(true);
     expect(server.requests.length - before).toBe(1);
   });
 
