@@ -87,8 +87,9 @@ function allTransitions() {
   const edges: { from: string; event: SampleEvent; to: string }[] = [];
   for (const [from, { state: source, transitions }] of Object.entries(map)) {
     if ((source as TurnSnapshot).status === 'done') continue; // a final state takes no events
-    for (const { event, state } of Object.values(transitions)) {
-      const e = event as unknown as SampleEvent;
+    for (const transition of Object.values(transitions) as { event: unknown; state: unknown }[]) {
+      const { event, state } = transition;
+      const e = event as SampleEvent;
       const to = serializeState(state as TurnSnapshot);
       if (to !== from || e.type === 'CANCEL') edges.push({ from, event: e, to });
     }
