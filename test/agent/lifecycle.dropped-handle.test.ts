@@ -1,0 +1,143 @@
+/**
+ * The dropped-handle path of the seed's §8 table: a `Session` garbage-collected without
+ * `close()` fires no `session_end` and extracts no memories, but its running turn is cancelled,
+ * and the agent's slot frees only once that turn has ended.
+ *
+ * Needs `global.gc`: vitest must start its workers with `--expose-gc` (`execArgv` in the test
+ * config, or `npx vitest run --execArgv=--expose-gc`). Without it these tests fail and say so.
+ */
+import { describe, expect, it } from 'vitest';
+import { filter, firstValueFrom } from 'rxjs';
+import {
+  AgentBuilder,
+  AgentError,
+  InMemoryMemoryStorage,
+  InMemorySessionStorage,
+  type Agent,
+  type Plugin,
+  type RunningTurn,
+} from '../../src/index.js';
+import { ScriptedModelProvider, SCRIPTED_MODEL, type ScriptStep } from '../../src/testing/index.js';
+import { gate } from './support.js';
+
+const NAMESPACE = 'user-1';
+const MAX_COLLECTIONS = 200;
+
+/** A full garbage collection; fails loudly when the worker runs without `--expose-gc`. */
+function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc !== 'function') {
+    throw new Error(
+      'global.gc is missing: run this file with --expose-gc ' +
+        '(vite.config.ts test.execArgv: ["--expose-gc"], or `npx vitest run --execArgv=--expose-gc`)',
+    );
+  }
+  gc();
+}
+
+/**
+ * Collects garbage and lets finalizers run (they are queued as tasks) until `condition` holds.
+ * Bounded by a number of collections, not by time.
+ */
+async function collectUntil(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < MAX_COLLECTIONS && !condition(); i++) {
+    collectGarbage();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  if (!condition()) throw new Error(`${what}: still not seen after ${MAX_COLLECTIONS} garbage collections`);
+}
+
+/** A plugin that logs hooks; its `turn_end` handler waits for `turnEndGate` (holding the turn open). */
+function probe(log: string[], turnEndGate: Promise<void>): Plugin {
+  return {
+    id: 'probe',
+    displayName: 'Probe',
+    description: 'logs lifecycle hooks',
+    apply(ctx) {
+      ctx.tap('session_end', ({ data }) => void log.push(`session_end ${data.reason}`));
+      ctx.tap('turn_end', async ({ data }) => {
+        log.push(`turn_end ${data.status}`);
+        await turnEndGate;
+      });
+    },
+  };
+}
+
+async function buildAgent(script: ScriptStep[], log: string[], turnEndGate: Promise<void>) {
+  const provider = new ScriptedModelProvider({ script });
+  const memories = new InMemoryMemoryStorage();
+  const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: NAMESPACE } })
+    .registerModelProvider(provider)
+    .registerSessionStorage(new InMemorySessionStorage())
+    .registerMemoryStorage(memories)
+    .registerPlugin(probe(log, turnEndGate))
+    .build();
+  return { agent, provider, memories };
+}
+
+/** A response that streams one delta and then never ends on its own. */
+const endless: ScriptStep = [{ type: 'text_delta', text: 'Once upon' }, { type: 'wait', until: new Promise<void>(() => {}) }];
+
+/**
+ * Opens a session, starts a turn, waits until it is mid-stream, and returns only the turn: the
+ * `Session` handle dies with this function's scope (a RunningTurn does not keep it alive).
+ */
+async function startTurnAndDropSession(agent: Agent): Promise<RunningTurn> {
+  const session = await agent.newSession();
+  const turn = await session.sendMessage('Tell me a long story.');
+  await firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+  return turn;
+}
+
+async function openAndDropIdleSession(agent: Agent): Promise<string> {
+  const session = await agent.newSession();
+  return session.id;
+}
+
+describe('a Session handle dropped without close()', () => {
+  it('cancels its running turn, fires no session_end, extracts nothing, and frees the slot once the turn has ended', async () => {
+    const log: string[] = [];
+    const holdTurnEnd = gate();
+    const { agent, provider, memories } = await buildAgent([endless], log, holdTurnEnd.promise);
+
+    const turn = await startTurnAndDropSession(agent);
+    // The drop is seen when the turn starts ending: its turn_end hook runs (and we hold it there).
+    await collectUntil(() => log.includes('turn_end cancelled'), 'the dropped session cancelling its turn');
+
+    // The turn has not ended yet, so the slot is still taken.
+    const busy = await agent.newSession().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(AgentError.isInstance(busy) && busy.code).toBe('SESSION_BUSY');
+
+    holdTurnEnd.release();
+    expect((await turn.result).status).toBe('cancelled');
+    expect(provider.aborted).toBe(1);
+
+    const next = await agent.newSession();
+    expect(next.id).toEqual(expect.any(String));
+    expect(log).toEqual(['turn_end cancelled']);
+    expect(provider.requests.map((r) => r.purpose)).toEqual(['turn']);
+    expect(await memories.search(NAMESPACE, '', 10)).toEqual([]);
+    await next.close();
+    await agent.shutdown();
+  });
+
+  it('frees the slot of a dropped idle session without session_end', async () => {
+    const log: string[] = [];
+    const { agent, provider } = await buildAgent([], log, Promise.resolve());
+
+    const droppedId = await openAndDropIdleSession(agent);
+    expect(agent.actor.getSnapshot().matches('ready')).toBe(false);
+    await collectUntil(() => agent.actor.getSnapshot().matches('ready'), 'the slot of the dropped session freeing');
+
+    const next = await agent.newSession();
+    expect(next.id).not.toBe(droppedId);
+    expect(log).toEqual([]);
+    expect(provider.calls).toBe(0);
+    await agent.shutdown();
+    // Shutdown closes only the live session: still no session_end for the dropped one.
+    expect(log).toEqual(['session_end shutdown']);
+  });
+});
