@@ -1,0 +1,138 @@
+/**
+ * Opening a session: `session_start` fires for a new session with its id and resolved config,
+ * never for a resumed one; the resolved config is the first thing stored, and resume reads it.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  AgentBuilder,
+  HookResult,
+  InMemorySessionStorage,
+  type HookPayload,
+  type ModelInfo,
+  type Plugin,
+} from '../../src/index.js';
+import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptStep } from '../../src/testing/index.js';
+
+const OTHER_MODEL: ModelInfo = { ...SCRIPTED_MODEL, id: 'other-model', displayName: 'Other model' };
+
+function sessionStartRecorder(starts: HookPayload[], result?: HookResult): Plugin {
+  return {
+    id: 'starts',
+    displayName: 'Starts',
+    description: 'records session_start',
+    apply(ctx) {
+      ctx.tap('session_start', (payload) => {
+        starts.push(payload);
+        return result;
+      });
+    },
+  };
+}
+
+async function buildAgent(script: ScriptStep[], result?: HookResult) {
+  const provider = new ScriptedModelProvider({ script, models: [SCRIPTED_MODEL, OTHER_MODEL] });
+  const storage = new InMemorySessionStorage();
+  const starts: HookPayload[] = [];
+  const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
+    .registerModelProvider(provider)
+    .registerSessionStorage(storage)
+    .registerPlugin(sessionStartRecorder(starts, result))
+    .build();
+  return { agent, provider, storage, starts };
+}
+
+describe('session_start', () => {
+  it('fires before newSession resolves, with the session id and the config holding the resolved (default) model', async () => {
+    const { agent, starts } = await buildAgent([]);
+    const session = await agent.newSession();
+
+    expect(starts).toEqual([
+      expect.objectContaining({
+        event: 'session_start',
+        sessionId: session.id,
+        turnId: null,
+        data: { sessionId: session.id, config: { modelId: SCRIPTED_MODEL.id } },
+      }),
+    ]);
+    await agent.shutdown();
+  });
+
+  it('carries an explicit model and the systemPromptOverride', async () => {
+    const { agent, starts } = await buildAgent([]);
+    const session = await agent.newSession({ modelId: OTHER_MODEL.id, systemPromptOverride: 'Answer in French.' });
+    expect(starts[0]?.data).toEqual({
+      sessionId: session.id,
+      config: { modelId: OTHER_MODEL.id, systemPromptOverride: 'Answer in French.' },
+    });
+    await agent.shutdown();
+  });
+
+  it('does not fire on resumeSession', async () => {
+    const { agent, starts } = await buildAgent([reply.text('Hello.')]);
+    const session = await agent.newSession();
+    await (await session.sendMessage('hi')).result;
+    await session.close();
+    expect(starts).toHaveLength(1);
+
+    const resumed = await agent.resumeSession(session.id);
+    expect(resumed.id).toBe(session.id);
+    expect(starts).toHaveLength(1);
+    await agent.shutdown();
+  });
+
+  it('opens the session even when a handler aborts (abort is ignored for session_start)', async () => {
+    const { agent, starts } = await buildAgent([reply.text('Hello.')], HookResult.abort('no sessions today'));
+    const session = await agent.newSession();
+    expect(starts).toHaveLength(1);
+    expect((await (await session.sendMessage('hi')).result).status).toBe('completed');
+    await agent.shutdown();
+  });
+});
+
+describe('the stored session config', () => {
+  it('is the first stored event: metadata session_config with the resolved model, before the first user message', async () => {
+    const { agent, storage } = await buildAgent([reply.text('Bonjour.')]);
+    const session = await agent.newSession({ systemPromptOverride: 'Answer in French.' });
+    await (await session.sendMessage('hello')).result;
+    await session.close();
+
+    const events = (await storage.loadSession(session.id))!;
+    expect(events.map((e) => e.payload.type)).toEqual(['metadata', 'user_message', 'assistant_message']);
+    expect(events[0]!.payload).toEqual({
+      type: 'metadata',
+      key: 'session_config',
+      value: { modelId: SCRIPTED_MODEL.id, systemPromptOverride: 'Answer in French.' },
+    });
+    const { sessions } = await storage.listSessions(null, 10);
+    expect(sessions).toEqual([expect.objectContaining({ id: session.id, modelId: SCRIPTED_MODEL.id })]);
+    await agent.shutdown();
+  });
+
+  it('is stored even for a session that never took a turn', async () => {
+    const { agent, storage } = await buildAgent([]);
+    const session = await agent.newSession({ modelId: OTHER_MODEL.id });
+    await session.close();
+    expect(await storage.loadSession(session.id)).toEqual([
+      expect.objectContaining({ payload: { type: 'metadata', key: 'session_config', value: { modelId: OTHER_MODEL.id } } }),
+    ]);
+    await agent.shutdown();
+  });
+
+  it('is what resume restores: the resumed session asks the stored model with the stored override, and is not stored twice', async () => {
+    const { agent, provider, storage } = await buildAgent([reply.text('Bonjour.'), reply.text('Au revoir.')]);
+    const session = await agent.newSession({ modelId: OTHER_MODEL.id, systemPromptOverride: 'Answer in French.' });
+    await (await session.sendMessage('hello')).result;
+    await session.close();
+
+    const resumed = await agent.resumeSession(session.id);
+    await (await resumed.sendMessage('bye')).result;
+    await resumed.close();
+
+    const second = provider.requests[1]!;
+    expect(second.model).toBe(OTHER_MODEL.id);
+    expect(second.systemPrompt).toContain('Answer in French.');
+    const events = (await storage.loadSession(session.id))!;
+    expect(events.filter((e) => e.payload.type === 'metadata')).toHaveLength(1);
+    await agent.shutdown();
+  });
+});
