@@ -1,0 +1,80 @@
+/**
+ * The IndexedDB storages in real Chromium: the page bundle `storage.page.ts` runs each case of
+ * the shared contracts and of the IndexedDB-specific suite against the browser's IndexedDB; each
+ * case is its own vitest test here, so a failure names the case. Without Chromium every test
+ * fails (see `harness.ts`), none is skipped.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryStorageContract } from '../contracts/memory-storage.contract.js';
+import { sessionStorageContract } from '../contracts/session-storage.contract.js';
+import { openInChromium, type BrowserHarness, type HarnessPage } from './harness.js';
+import { indexedDbCases } from './indexeddb.cases.js';
+
+const PAGE_ENTRY = fileURLToPath(new URL('./storage.page.ts', import.meta.url));
+
+let browser: BrowserHarness | undefined;
+let tab: HarnessPage | undefined;
+let startError: unknown;
+
+beforeAll(async () => {
+  try {
+    browser = await openInChromium(PAGE_ENTRY);
+    tab = await browser.open();
+  } catch (error) {
+    startError = error;
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** The page every case runs in; fails the calling test with the start-up error if there is none. */
+function page(): HarnessPage {
+  if (!tab) throw startError instanceof Error ? startError : new Error(String(startError));
+  return tab;
+}
+
+describe('IndexedDbSessionStorage meets the SessionStorage contract (Chromium)', () => {
+  for (const { name } of sessionStorageContract) it(name, () => page().call('sessionContract', name));
+});
+
+describe('IndexedDbMemoryStorage meets the MemoryStorage contract (Chromium)', () => {
+  for (const { name } of memoryStorageContract) it(name, () => page().call('memoryContract', name));
+});
+
+describe('IndexedDB storages (Chromium)', () => {
+  for (const { name } of indexedDbCases) it(name, () => page().call('indexedDbCase', name), 60_000);
+
+  it('a persisted session loads the same after a page reload', async () => {
+    const dbName = `reload-${Date.now()}`;
+    await page().call('persistForReload', dbName);
+    await page().reload();
+    await page().call('loadAfterReload', dbName);
+  });
+
+  it('exceeding the real storage quota rejects with STORAGE_ERROR, keeps what was stored, and writes again once there is room', async () => {
+    page(); // fails here if Chromium did not start
+    // An origin of its own: the space freed by the other cases' deleted databases is
+    // reclaimed lazily, so the usage of the shared origin is no base for a quota.
+    const fresh = await browser!.open({ freshOrigin: true });
+    const { origin } = fresh;
+    const dbName = `quota-${Date.now()}`;
+    const cdp = await fresh.cdp();
+    try {
+      const usage = await fresh.call<number>('storageUsage');
+      // Room for the small events, not for a burst of four 256 KiB events.
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: usage + 512 * 1024 });
+      const message = await fresh.call<string>('exceedQuota', dbName, 256 * 1024);
+      expect(message).toMatch(/^\[STORAGE_ERROR\] .*QuotaExceededError.*quota is exceeded/);
+    } finally {
+      // Chromium may keep counting the failed write's space for a while: lift the quota, as a
+      // user freeing space would, before checking that the storage writes again.
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+      await cdp.detach();
+    }
+    await fresh.call('writeAfterQuotaFreed', dbName);
+    await fresh.close();
+  });
+});
