@@ -4,6 +4,7 @@
  * payloads of `PluginContext.tap`.
  */
 import { describe, it, expectTypeOf } from 'vitest';
+import type { InspectionEvent } from 'xstate';
 import * as zm from 'zod/mini';
 import { z } from 'zod';
 import {
@@ -12,6 +13,8 @@ import {
   defineTool,
   type Agent,
   type AgentConfig,
+  type AgentConfigSchema,
+  type ResolvedAgentConfig,
   type ChatRequest,
   type HookPayloadOf,
   type ModelProvider,
@@ -62,6 +65,30 @@ describe('AgentBuilder typestate', () => {
     void new AgentBuilder({ systemInstructions: [] });
     // @ts-expect-error — unknown keys are not part of AgentConfig.
     void new AgentBuilder({ defaultModel: 'm', temperature: 0.2 });
+  });
+});
+
+describe('AgentConfig', () => {
+  it('agrees with AgentConfigSchema: every AgentConfig is a valid schema input and vice versa', () => {
+    expectTypeOf<AgentConfig>().toExtend<zm.input<typeof AgentConfigSchema>>();
+    expectTypeOf<zm.input<typeof AgentConfigSchema>>().toExtend<AgentConfig>();
+  });
+
+  it('resolves to a config whose defaulted fields are no longer optional', () => {
+    expectTypeOf<ResolvedAgentConfig['toolTimeoutMs']>().toEqualTypeOf<number>();
+    expectTypeOf<ResolvedAgentConfig['compaction']['thresholdRatio']>().toEqualTypeOf<number>();
+    expectTypeOf<ResolvedAgentConfig['retry']['maxRetries']>().toEqualTypeOf<number>();
+    expectTypeOf<ResolvedAgentConfig['systemInstructions']>().toEqualTypeOf<string[]>();
+    expectTypeOf<ResolvedAgentConfig['memory']>().toEqualTypeOf<
+      { namespace: string; maxItems: number; checkpointInterval: number; extractionModel?: string | undefined } | undefined
+    >();
+  });
+
+  it('takes a function or an observer as inspect, and a record or a function as environmentContext', () => {
+    expectTypeOf({ defaultModel: 'm', inspect: (_e: InspectionEvent) => {} }).toExtend<AgentConfig>();
+    expectTypeOf({ defaultModel: 'm', inspect: { next: (_e: InspectionEvent) => {} } }).toExtend<AgentConfig>();
+    expectTypeOf({ defaultModel: 'm', environmentContext: async () => ({ os: 'linux' }) }).toExtend<AgentConfig>();
+    expectTypeOf({ defaultModel: 'm', environmentContext: { os: 1 } }).not.toExtend<AgentConfig>();
   });
 });
 
@@ -126,7 +153,7 @@ describe('defineTool', () => {
 
   it('is assignable to the untyped ToolHandler that registerTool takes', () => {
     const typed = defineTool({ name: 't', description: 'd', parameters: z.object({ a: z.string() }), execute: () => '' });
-    expectTypeOf(typed).toMatchTypeOf<ToolHandler>();
+    expectTypeOf(typed).toExtend<ToolHandler>();
     expectTypeOf(new AgentBuilder(config).registerModelProvider(provider).registerTool(typed)).toEqualTypeOf<
       AgentBuilder<true>
     >();

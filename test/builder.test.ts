@@ -3,6 +3,7 @@
  * each asserting the rejection's code and that its message names the offender.
  */
 import { describe, it, expect } from 'vitest';
+import type { InspectionEvent } from 'xstate';
 import * as zm from 'zod/mini';
 import { z } from 'zod';
 import {
@@ -417,6 +418,21 @@ describe('a successful build', () => {
       status: 'complete',
     });
     expect(scripted.requests[0]?.model).toBe(SCRIPTED_MODEL.id);
+    await session.close();
+    await agent.shutdown();
+  });
+
+  it("gives config.inspect to the root actor, so it sees the Agent machine and the session's machine", async () => {
+    const inspected: InspectionEvent[] = [];
+    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, inspect: (event) => inspected.push(event) })
+      .registerModelProvider(new ScriptedModelProvider())
+      .build();
+    const session = await agent.newSession();
+    const sessionActor = agent.actor.getSnapshot().children.session;
+    expect(sessionActor).toBeDefined();
+    const actors = new Set<unknown>(inspected.map((event) => event.actorRef));
+    expect(actors.has(agent.actor)).toBe(true);
+    expect(actors.has(sessionActor)).toBe(true);
     await session.close();
     await agent.shutdown();
   });
