@@ -1,0 +1,190 @@
+/**
+ * The Session and Agent machines driven with fake children (`machine.provide`): the turn and
+ * session are tiny stand-in machines the test finishes by hand; steps are controllable promises.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActor, createMachine, fromPromise, waitFor } from 'xstate';
+import { agentMachine } from '../../machines/agent.machine.js';
+import { sessionMachine } from '../../machines/session.machine.js';
+import { settle } from './turn-harness.js';
+
+/** A turn stand-in: ends on FINISH, or cancelled on CANCEL. */
+const fakeTurn = createMachine({
+  id: 'turn',
+  initial: 'running',
+  states: {
+    running: { on: { FINISH: 'done', CANCEL: 'cancelled' } },
+    done: { type: 'final' },
+    cancelled: { type: 'final' },
+  },
+});
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function sessionHarness(resumed = false) {
+  const log: string[] = [];
+  const open = deferred();
+  const close = deferred();
+  const machine = sessionMachine.provide({
+    actors: {
+      openSession: fromPromise(async ({ input }) => {
+        log.push(`open:${input.resumed}`);
+        await open.promise;
+      }),
+      turn: fakeTurn as never,
+      closeSession: fromPromise(async ({ input }) => {
+        log.push(`close:${input.reason}:${input.turnCount}`);
+        await close.promise;
+      }),
+    },
+    actions: {
+      finishSession: (_, params) => void log.push(`finish:${params.reason}`),
+      reportSessionError: (_, params) => void log.push(`error:${String(params.error)}`),
+    },
+  });
+  const actor = createActor(machine, { input: { sessionId: 's1', resumed, turnCount: 2 } });
+  actor.subscribe({ error: (e) => log.push(`actor error ${String(e)}`) });
+  actor.start();
+  const turn = () => actor.getSnapshot().children.turn;
+  const send = { turn: { turnId: 't', sessionId: 's1', maxRetries: 0, maxToolCallsPerTurn: 5 } };
+  return { actor, log, open, close, turn, send };
+}
+
+describe('Session machine', () => {
+  it('opens, runs turns one at a time, and closes through the full path', async () => {
+    const h = sessionHarness();
+    expect(h.actor.getSnapshot().value).toBe('opening');
+    h.open.resolve();
+    await settle();
+    expect(h.actor.getSnapshot().value).toBe('idle');
+    h.actor.send({ type: 'SEND', ...h.send });
+    expect(h.actor.getSnapshot().value).toBe('running');
+    expect(h.actor.getSnapshot().context.turnCount).toBe(3);
+    h.turn()!.send({ type: 'FINISH' });
+    await settle();
+    expect(h.actor.getSnapshot().value).toBe('idle');
+    h.actor.send({ type: 'CLOSE' });
+    expect(h.actor.getSnapshot().value).toBe('closing');
+    h.close.resolve();
+    await waitFor(h.actor, (s) => s.status === 'done');
+    expect(h.log).toEqual(['open:false', 'close:close:3', 'finish:close']);
+    expect(h.actor.getSnapshot().output).toEqual({ sessionId: 's1', reason: 'close' });
+  });
+
+  it('close() during a turn waits for the turn, then closes', async () => {
+    const h = sessionHarness();
+    h.open.resolve();
+    await settle();
+    h.actor.send({ type: 'SEND', ...h.send });
+    h.actor.send({ type: 'CLOSE' });
+    expect(h.actor.getSnapshot().value).toBe('running');
+    expect(h.turn()!.getSnapshot().value).toBe('running'); // not cancelled
+    h.turn()!.send({ type: 'FINISH' });
+    await settle();
+    expect(h.actor.getSnapshot().value).toBe('closing');
+  });
+
+  it('SHUTDOWN cancels the running turn, then runs the full close path with reason shutdown', async () => {
+    const h = sessionHarness();
+    h.open.resolve();
+    await settle();
+    h.actor.send({ type: 'SEND', ...h.send });
+    h.actor.send({ type: 'SHUTDOWN' });
+    await settle();
+    expect(h.actor.getSnapshot().value).toBe('closing');
+    h.close.resolve();
+    await waitFor(h.actor, (s) => s.status === 'done');
+    expect(h.log).toEqual(['open:false', 'close:shutdown:3', 'finish:shutdown']);
+  });
+
+  it('DROP cancels the turn and ends without the close step (no hooks, no extraction)', async () => {
+    const h = sessionHarness();
+    h.open.resolve();
+    await settle();
+    h.actor.send({ type: 'SEND', ...h.send });
+    h.actor.send({ type: 'DROP' });
+    await waitFor(h.actor, (s) => s.status === 'done');
+    expect(h.log).toEqual(['open:false', 'finish:drop']);
+    expect(h.actor.getSnapshot().output).toEqual({ sessionId: 's1', reason: 'drop' });
+  });
+
+  it('a close asked for while opening runs once the session is open; a resumed session says so', async () => {
+    const h = sessionHarness(true);
+    h.actor.send({ type: 'CLOSE' });
+    expect(h.actor.getSnapshot().value).toBe('opening');
+    h.open.resolve();
+    await settle();
+    expect(h.actor.getSnapshot().value).toBe('closing');
+    expect(h.log[0]).toBe('open:true');
+  });
+
+  it('ignores SEND while running (the facade answers TURN_BUSY)', async () => {
+    const h = sessionHarness();
+    h.open.resolve();
+    await settle();
+    h.actor.send({ type: 'SEND', ...h.send });
+    const first = h.turn();
+    h.actor.send({ type: 'SEND', ...h.send });
+    expect(h.turn()).toBe(first);
+    expect(h.actor.getSnapshot().context.turnCount).toBe(3);
+  });
+});
+
+/** A session stand-in: ends on CLOSE or SHUTDOWN. */
+const fakeSession = createMachine({
+  id: 'session',
+  initial: 'open',
+  states: { open: { on: { CLOSE: 'closed', SHUTDOWN: 'closed' } }, closed: { type: 'final' } },
+});
+
+describe('Agent machine', () => {
+  function agentHarness() {
+    const log: string[] = [];
+    const actor = createActor(
+      agentMachine.provide({
+        actors: {
+          session: fakeSession as never,
+          shutdownPlugins: fromPromise(async () => void log.push('plugins shut down')),
+        },
+      }),
+    );
+    actor.subscribe({ error: (e) => log.push(`actor error ${String(e)}`) });
+    actor.start();
+    const open = (id: string) => actor.send({ type: 'OPEN', session: { sessionId: id, resumed: false, turnCount: 0 } });
+    return { actor, log, open };
+  }
+
+  it('holds one session at a time and frees the slot when it is done', async () => {
+    const h = agentHarness();
+    h.open('a');
+    expect(h.actor.getSnapshot().value).toBe('sessionActive');
+    expect(h.actor.getSnapshot().context.activeSessionId).toBe('a');
+    h.open('b'); // ignored: the facade answers SESSION_BUSY
+    expect(h.actor.getSnapshot().context.activeSessionId).toBe('a');
+    h.actor.getSnapshot().children.session!.send({ type: 'CLOSE' });
+    await settle();
+    expect(h.actor.getSnapshot().value).toBe('ready');
+    h.open('b');
+    expect(h.actor.getSnapshot().context.activeSessionId).toBe('b');
+  });
+
+  it('SHUTDOWN closes the active session first, then shuts plugins down, then stops', async () => {
+    const h = agentHarness();
+    h.open('a');
+    h.actor.send({ type: 'SHUTDOWN' });
+    await waitFor(h.actor, (s) => s.status === 'done');
+    expect(h.actor.getSnapshot().value).toBe('stopped');
+    expect(h.log).toEqual(['plugins shut down']);
+  });
+
+  it('SHUTDOWN with no session goes straight to the plugins', async () => {
+    const h = agentHarness();
+    h.actor.send({ type: 'SHUTDOWN' });
+    await waitFor(h.actor, (s) => s.status === 'done');
+    expect(h.log).toEqual(['plugins shut down']);
+  });
+});
