@@ -73,6 +73,15 @@ describe('the single-session guard', () => {
     await agent.shutdown();
   });
 
+  it('lets only one of two concurrent newSession calls through; the other rejects with SESSION_BUSY', async () => {
+    const { agent } = await createTestAgent();
+    const outcomes = await Promise.allSettled([agent.newSession(), agent.newSession()]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const rejected = outcomes.find((o) => o.status === 'rejected')!;
+    await rejectionOf(Promise.reject(rejected.reason), 'SESSION_BUSY');
+    await agent.shutdown();
+  });
+
   it('frees the slot right after close() resolves on an idle session', async () => {
     const { agent } = await createTestAgent();
     const first = await agent.newSession();
@@ -99,6 +108,17 @@ describe('the single-turn guard', () => {
     expect((await second.result).status).toBe('completed');
     // The rejected message never entered the history.
     expect(session.messages.filter((m) => m.type === 'user')).toHaveLength(2);
+    await agent.shutdown();
+  });
+
+  it('lets only one of two concurrent sendMessage calls start a turn; the other rejects with TURN_BUSY', async () => {
+    const { agent, provider } = await createTestAgent({ script: [reply.text('one answer')] });
+    const session = await agent.newSession();
+    const outcomes = await Promise.allSettled([session.sendMessage('a'), session.sendMessage('b')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
+    await rejectionOf(Promise.reject((outcomes[1] as PromiseRejectedResult).reason), 'TURN_BUSY');
+    expect((await (outcomes[0] as PromiseFulfilledResult<RunningTurn>).value.result).status).toBe('completed');
+    expect(provider.calls).toBe(1);
     await agent.shutdown();
   });
 

@@ -4,7 +4,7 @@
  * `session.events` completes, and `close()` is idempotent.
  */
 import { describe, expect, it } from 'vitest';
-import type { Observable } from 'rxjs';
+import { filter, firstValueFrom, type Observable } from 'rxjs';
 import {
   AgentBuilder,
   InMemoryMemoryStorage,
@@ -14,6 +14,7 @@ import {
   type Plugin,
 } from '../../src/index.js';
 import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptStep } from '../../src/testing/index.js';
+import { gate } from './support.js';
 
 const NAMESPACE = 'user-1';
 
@@ -102,6 +103,34 @@ describe('session.close()', () => {
     ]);
     expect(await memories.search('someone-else', '', 10)).toEqual([]);
     provider.assertConsumed();
+    await agent.shutdown();
+  });
+
+  it('extracts memories from the whole session, including the turn close() waited for', async () => {
+    const release = gate();
+    const { agent, provider, memories } = await agentWithMemory([
+      [
+        { type: 'text_delta', text: 'Green tea ' },
+        { type: 'wait', until: release.promise },
+        ...reply.text('suits you.'),
+      ],
+      reply.text('{"memories":[{"content":"likes green tea","tags":["taste"]}]}'),
+    ]);
+    const session = await agent.newSession();
+    const turn = await session.sendMessage('I like tea. Which kind?');
+    await firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+
+    const closing = session.close();
+    release.release();
+    await closing;
+
+    expect((await turn.result).status).toBe('completed');
+    const transcript = JSON.stringify(provider.requests[1]!.messages);
+    expect(provider.requests[1]!.purpose).toBe('memory_extraction');
+    expect(transcript).toContain('Green tea suits you.');
+    expect(await memories.search(NAMESPACE, '', 10)).toEqual([
+      expect.objectContaining({ content: 'likes green tea', tags: ['taste'], sourceSessionId: session.id }),
+    ]);
     await agent.shutdown();
   });
 
