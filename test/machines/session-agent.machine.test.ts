@@ -49,7 +49,8 @@ function sessionHarness(resumed = false) {
   const actor = createActor(machine, { input: { sessionId: 's1', resumed, turnCount: 2 } });
   actor.subscribe({ error: (e) => log.push(`actor error ${String(e)}`) });
   actor.start();
-  const turn = () => actor.getSnapshot().children.turn;
+  // The children are typed as the real Turn machine; the stand-in also takes FINISH.
+  const turn = () => actor.getSnapshot().children.turn as unknown as { send(e: { type: string }): void; getSnapshot(): { value: unknown } } | undefined;
   const send = { turn: { turnId: 't', sessionId: 's1', maxRetries: 0, maxToolCallsPerTurn: 5 } };
   return { actor, log, open, close, turn, send };
 }
@@ -148,7 +149,7 @@ describe('Agent machine', () => {
       agentMachine.provide({
         actors: {
           session: fakeSession as never,
-          shutdownPlugins: fromPromise(async () => void log.push('plugins shut down')),
+          shutdownPlugins: fromPromise<void, void>(async () => void log.push('plugins shut down')),
         },
       }),
     );
