@@ -7,6 +7,7 @@ import {
   AgentBuilder,
   HookResult,
   InMemorySessionStorage,
+  type AgentEvent,
   type HookPayload,
   type ModelInfo,
   type Plugin,
@@ -29,15 +30,28 @@ function sessionStartRecorder(starts: HookPayload[], result?: HookResult): Plugi
   };
 }
 
-async function buildAgent(script: ScriptStep[], result?: HookResult) {
+/** A plugin whose session_start handler throws. */
+const brokenStart: Plugin = {
+  id: 'broken-start',
+  displayName: 'Broken start',
+  description: 'throws in session_start',
+  apply(ctx) {
+    ctx.tap('session_start', () => {
+      throw new Error('cannot reach the audit log');
+    });
+  },
+};
+
+async function buildAgent(script: ScriptStep[], result?: HookResult, extra: Plugin[] = []) {
   const provider = new ScriptedModelProvider({ script, models: [SCRIPTED_MODEL, OTHER_MODEL] });
   const storage = new InMemorySessionStorage();
   const starts: HookPayload[] = [];
-  const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
+  let builder = new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
     .registerModelProvider(provider)
     .registerSessionStorage(storage)
-    .registerPlugin(sessionStartRecorder(starts, result))
-    .build();
+    .registerPlugin(sessionStartRecorder(starts, result));
+  for (const plugin of extra) builder = builder.registerPlugin(plugin);
+  const agent = await builder.build();
   return { agent, provider, storage, starts };
 }
 
@@ -85,6 +99,30 @@ describe('session_start', () => {
     const session = await agent.newSession();
     expect(starts).toHaveLength(1);
     expect((await (await session.sendMessage('hi')).result).status).toBe('completed');
+    await agent.shutdown();
+  });
+});
+
+describe('a session_start handler that throws', () => {
+  // DESIGN.md §4.1: a throwing handler "produces a non-fatal error event (HOOK_FAILED, naming
+  // plugin and event)". session_start runs before newSession resolves, so the only subscriber
+  // there can be is one that subscribes as soon as it has the handle: the report must reach it,
+  // and the first event it sees must be sequence 1.
+  it('is reported as a non-fatal HOOK_FAILED that a subscriber of the new session receives, as event 1', async () => {
+    const { agent, starts } = await buildAgent([reply.text('Hello.')], undefined, [brokenStart]);
+    const session = await agent.newSession();
+    const seen: AgentEvent[] = [];
+    session.events.subscribe((e) => seen.push(e));
+    const turn = await session.sendMessage('hi');
+    expect((await turn.result).status).toBe('completed');
+    expect(starts).toHaveLength(1);
+
+    expect(seen[0]).toMatchObject({
+      sequence: 1,
+      turnId: null,
+      payload: { type: 'error', fatal: false, error: { code: 'HOOK_FAILED' } },
+    });
+    expect(seen.map((e) => e.sequence)).toEqual(seen.map((_, i) => i + 1));
     await agent.shutdown();
   });
 });
