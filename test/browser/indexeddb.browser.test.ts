@@ -54,6 +54,19 @@ describe('IndexedDB storages (Chromium)', () => {
     await page().call('loadAfterReload', dbName);
   });
 
+  it('an agent session persisted in IndexedDB resumes after a page reload with the same session.messages', async () => {
+    const dbName = `agent-${Date.now()}`;
+    const live = await page().call<{ id: string; messages: unknown[] }>('runAgentSession', dbName);
+    const types = live.messages.map((m) => (m as { type: string }).type);
+    expect(types.filter((type) => type === 'user')).toHaveLength(2);
+    expect(types).toContain('tool_call');
+    expect(types).toContain('tool_result');
+    expect(types.at(-1)).toBe('assistant');
+    await page().reload();
+    const resumed = await page().call<unknown[]>('resumeAgentSession', dbName, live.id);
+    expect(resumed).toEqual(live.messages);
+  });
+
   it('exceeding the real storage quota rejects with STORAGE_ERROR, keeps what was stored, and writes again once there is room', async () => {
     page(); // fails here if Chromium did not start
     // An origin of its own: the space freed by the other cases' deleted databases is

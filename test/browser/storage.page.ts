@@ -5,11 +5,16 @@
  * a quota set through DevTools).
  * @module
  */
+import * as z from 'zod/mini';
 import {
+  AgentBuilder,
+  defineTool,
   IndexedDbMemoryStorage,
   IndexedDbSessionStorage,
-} from '../../src/storage/indexeddb/index.js';
-import type { SessionEvent } from '../../src/types.js';
+  type Message,
+  type SessionEvent,
+} from '../../src/index.js';
+import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
 import { check } from '../contracts/check.js';
 import { memoryStorageContract } from '../contracts/memory-storage.contract.js';
 import { sessionStorageContract } from '../contracts/session-storage.contract.js';
@@ -42,6 +47,21 @@ async function onFreshDatabase(body: (dbName: string) => Promise<void>): Promise
   } finally {
     await deleteDatabase(dbName);
   }
+}
+
+/** An agent whose sessions live in the IndexedDB database `dbName`, answering with `script`. */
+function buildAgent(dbName: string, script: ReturnType<typeof reply.text>[]) {
+  const weather = defineTool({
+    name: 'get_weather',
+    description: 'Current weather for a city',
+    parameters: z.object({ city: z.string() }),
+    execute: async ({ arguments: { city } }) => `Sunny in ${city}`,
+  });
+  return new AgentBuilder({ defaultModel: 'scripted-model' })
+    .registerModelProvider(new ScriptedModelProvider({ script }))
+    .registerTool(weather)
+    .registerSessionStorage(new IndexedDbSessionStorage({ dbName }))
+    .build();
 }
 
 /** `length` characters that do not compress. */
@@ -98,6 +118,38 @@ exposeToHarness({
     );
     await storage.close();
     await deleteDatabase(dbName);
+  },
+
+  /**
+   * Step 1 of the public-API reload test: an agent on IndexedDB runs two turns (one with a
+   * tool call) and closes the session. Returns the session's id and its live `messages`.
+   */
+  async runAgentSession(dbName: string) {
+    const agent = await buildAgent(dbName, [
+      reply.toolCalls([{ name: 'get_weather', arguments: { city: 'Oslo' } }]),
+      reply.text('It is sunny in Oslo.', { chunks: 3 }),
+      reply.text('You are welcome.'),
+    ]);
+    const session = await agent.newSession();
+    for (const text of ['Weather in Oslo?', 'Thanks!']) {
+      const result = await (await session.sendMessage(text)).result;
+      check.equal(result.status, 'completed', `turn '${text}'`);
+    }
+    const live = { id: session.id, messages: structuredClone(session.messages) as Message[] };
+    await session.close();
+    await agent.shutdown();
+    return live;
+  },
+
+  /** Step 2, after the reload: a new agent resumes the session; returns its `messages`. */
+  async resumeAgentSession(dbName: string, sessionId: string) {
+    const agent = await buildAgent(dbName, []);
+    const resumed = await agent.resumeSession(sessionId);
+    const messages = structuredClone(resumed.messages) as Message[];
+    await resumed.close();
+    await agent.shutdown();
+    await deleteDatabase(dbName);
+    return messages;
   },
 
   /** Bytes this origin uses, as the browser counts them for its quota. */
