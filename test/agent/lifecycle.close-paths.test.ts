@@ -169,6 +169,28 @@ describe('session.close()', () => {
     },
   );
 
+  it('counts the turns taken before a resume in session_end’s turnCount', async () => {
+    const { agent, sessionEnds } = await agentWithMemory([
+      reply.text('one'),
+      reply.text('two'),
+      reply.text('{"memories":[]}'),
+      reply.text('three'),
+      reply.text('{"memories":[]}'),
+    ]);
+    const session = await agent.newSession();
+    for (const text of ['first', 'second']) await (await session.sendMessage(text)).result;
+    await session.close();
+    const resumed = await agent.resumeSession(session.id);
+    await (await resumed.sendMessage('third')).result;
+    await resumed.close();
+
+    expect(sessionEnds.map((p) => p.data)).toEqual([
+      { reason: 'close', turnCount: 2 },
+      { reason: 'close', turnCount: 3 },
+    ]);
+    await agent.shutdown();
+  });
+
   it('completes session.events once closed: events of the session arrive, then completion, then nothing', async () => {
     const { agent } = await agentWithMemory([reply.text('Hi!', { chunks: 2 }), extractionAnswer([], '{"memories":[]}')]);
     const session = await agent.newSession();

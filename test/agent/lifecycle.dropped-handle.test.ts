@@ -18,7 +18,7 @@ import {
   type RunningTurn,
 } from '../../src/index.js';
 import { ScriptedModelProvider, SCRIPTED_MODEL, type ScriptStep } from '../../src/testing/index.js';
-import { gate } from './support.js';
+import { eventsOf, gate } from './support.js';
 
 const NAMESPACE = 'user-1';
 const MAX_COLLECTIONS = 200;
@@ -82,11 +82,14 @@ const endless: ScriptStep = [{ type: 'text_delta', text: 'Once upon' }, { type: 
  * Opens a session, starts a turn, waits until it is mid-stream, and returns only the turn: the
  * `Session` handle dies with this function's scope (a RunningTurn does not keep it alive).
  */
-async function startTurnAndDropSession(agent: Agent): Promise<RunningTurn> {
+async function startTurnAndDropSession(agent: Agent): Promise<{ turn: RunningTurn; sessionEvents: { completed: boolean } }> {
   const session = await agent.newSession();
+  // The stream is the session's, not the handle's: subscribing keeps no reference to `session`.
+  const sessionEvents = { completed: false };
+  session.events.subscribe({ complete: () => (sessionEvents.completed = true) });
   const turn = await session.sendMessage('Tell me a long story.');
   await firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
-  return turn;
+  return { turn, sessionEvents };
 }
 
 async function openAndDropIdleSession(agent: Agent): Promise<string> {
@@ -100,7 +103,7 @@ describe('a Session handle dropped without close()', () => {
     const holdTurnEnd = gate();
     const { agent, provider, memories } = await buildAgent([endless], log, holdTurnEnd.promise);
 
-    const turn = await startTurnAndDropSession(agent);
+    const { turn, sessionEvents } = await startTurnAndDropSession(agent);
     // The drop is seen when the turn starts ending: its turn_end hook runs (and we hold it there).
     await collectUntil(() => log.includes('turn_end cancelled'), 'the dropped session cancelling its turn');
 
@@ -114,12 +117,14 @@ describe('a Session handle dropped without close()', () => {
     holdTurnEnd.release();
     expect((await turn.result).status).toBe('cancelled');
     expect(provider.aborted).toBe(1);
+    expect((await eventsOf(turn)).map((e) => e.payload.type)).toEqual(['text_delta', 'turn_cancelled']);
 
     const next = await agent.newSession();
     expect(next.id).toEqual(expect.any(String));
     expect(log).toEqual(['turn_end cancelled']);
     expect(provider.requests.map((r) => r.purpose)).toEqual(['turn']);
     expect(await memories.search(NAMESPACE, '', 10)).toEqual([]);
+    expect(sessionEvents.completed).toBe(true);
     await next.close();
     await agent.shutdown();
   });

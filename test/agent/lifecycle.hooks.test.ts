@@ -33,11 +33,13 @@ function plugin(id: string, taps: Taps): Plugin {
   };
 }
 
-async function buildAgent(script: ScriptStep[], plugins: [Plugin, unknown?][]) {
+async function buildAgent(script: ScriptStep[], plugins: [Plugin, unknown?][], hookTimeoutMs?: number) {
   const provider = new ScriptedModelProvider({ script });
-  let builder = new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, systemInstructions: ['You are helpful.'] }).registerModelProvider(
-    provider,
-  );
+  let builder = new AgentBuilder({
+    defaultModel: SCRIPTED_MODEL.id,
+    systemInstructions: ['You are helpful.'],
+    ...(hookTimeoutMs !== undefined && { hookTimeoutMs }),
+  }).registerModelProvider(provider);
   for (const [p, config] of plugins) builder = builder.registerPlugin(p, config);
   const agent = await builder.build();
   return { agent, provider, session: await agent.newSession() };
@@ -171,6 +173,26 @@ describe('a throwing handler', () => {
     expect(after).toEqual([[]]);
     expect(provider.requests[0]!.systemPrompt).toContain('Fine section.');
     expect(events.at(-1)!.payload.type).toBe('turn_complete');
+    await agent.shutdown();
+  });
+});
+
+describe('a handler that never settles or returns garbage', () => {
+  const cases: [string, HookHandler<'pre_request'>][] = [
+    // Never settles, so the (1 ms) hookTimeoutMs always cuts it off: no race to lose.
+    ['never settles', () => new Promise<never>(() => {})],
+    ['returns something that is not a HookResult', () => ({ type: 'maybe' }) as unknown as HookResult],
+  ];
+
+  it.each(cases)('(%s) is reported as a non-fatal HOOK_FAILED and counts as continue', async (_name, handler) => {
+    const { agent, provider, session } = await buildAgent([reply.text('ok')], [[plugin('odd', { pre_request: [handler] })]], 1);
+    const turn = await session.sendMessage('hello');
+    expect((await turn.result).status).toBe('completed');
+    expect(provider.calls).toBe(1);
+    const errors = (await eventsOf(turn)).filter((e) => e.payload.type === 'error');
+    expect(errors.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ fatal: false, error: expect.objectContaining({ code: 'HOOK_FAILED', message: expect.stringContaining('odd') }) }),
+    ]);
     await agent.shutdown();
   });
 });
