@@ -63,7 +63,7 @@ export default async function run(): Promise<BenchResult> {
       rows,
       notes: [
         'time: measured in the page; opening the database is excluded',
-        'peak JS heap: the page\'s used heap sampled every ~50 ms over CDP, after a forced GC',
+        "peak JS heap: the page's used heap sampled every ~50 ms over CDP, after a forced GC",
       ],
     };
   } finally {

@@ -17,11 +17,29 @@ function eventAt(i: number): SessionEvent {
     case 0:
       return { timestamp, payload: { type: 'user_message', content: [{ type: 'text', text }] } };
     case 1:
-      return { timestamp, payload: { type: 'tool_call', callId: `c${i}`, toolName: 'search', arguments: { query: text.slice(0, 40), limit: 5 } } };
+      return {
+        timestamp,
+        payload: {
+          type: 'tool_call',
+          callId: `c${i}`,
+          toolName: 'search',
+          arguments: { query: text.slice(0, 40), limit: 5 },
+        },
+      };
     case 2:
-      return { timestamp, payload: { type: 'tool_result', callId: `c${i - 1}`, content: text, isError: false } };
+      return {
+        timestamp,
+        payload: { type: 'tool_result', callId: `c${i - 1}`, content: text, isError: false },
+      };
     default:
-      return { timestamp, payload: { type: 'assistant_message', content: [{ type: 'text', text }], status: 'complete' } };
+      return {
+        timestamp,
+        payload: {
+          type: 'assistant_message',
+          content: [{ type: 'text', text }],
+          status: 'complete',
+        },
+      };
   }
 }
 
@@ -34,7 +52,10 @@ function deleteDatabase(name: string): Promise<void> {
 }
 
 /** Runs `body` on a fresh storage and returns its duration in ms (opening the database excluded). */
-async function timed(dbName: string, body: (storage: IndexedDbSessionStorage) => Promise<void>): Promise<number> {
+async function timed(
+  dbName: string,
+  body: (storage: IndexedDbSessionStorage) => Promise<void>,
+): Promise<number> {
   const storage = new IndexedDbSessionStorage({ dbName });
   await storage.loadSession('warm-up'); // opens (and creates) the database
   const start = performance.now();
@@ -59,7 +80,8 @@ exposeToHarness({
     return timed(dbName, async (storage) => {
       for (let i = 0; i < count; i += burst) {
         const saves: Promise<void>[] = [];
-        for (let j = i; j < Math.min(count, i + burst); j += 1) saves.push(storage.saveEvent(SESSION, eventAt(j)));
+        for (let j = i; j < Math.min(count, i + burst); j += 1)
+          saves.push(storage.saveEvent(SESSION, eventAt(j)));
         await Promise.all(saves);
       }
     });
@@ -72,7 +94,8 @@ exposeToHarness({
       loaded = await storage.loadSession(SESSION);
     });
     const events = loaded as SessionEvent[] | null;
-    if (events?.length !== count) throw new Error(`loaded ${events?.length ?? 'no'} events, expected ${count}`);
+    if (events?.length !== count)
+      throw new Error(`loaded ${events?.length ?? 'no'} events, expected ${count}`);
     events.forEach((event, i) => {
       if (event.timestamp !== eventAt(i).timestamp) throw new Error(`event ${i} is out of order`);
     });

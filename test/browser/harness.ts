@@ -65,7 +65,8 @@ export class PageError extends Error {
     super(`in the page, ${fn}(): ${error.message}`);
     this.name = `PageError(${error.name})`;
     this.code = error.code;
-    if (error.stack) this.stack = `${this.name}: ${this.message}\n--- page stack ---\n${error.stack}`;
+    if (error.stack)
+      this.stack = `${this.name}: ${this.message}\n--- page stack ---\n${error.stack}`;
   }
 }
 
@@ -116,10 +117,12 @@ async function openTab(context: BrowserContext, origin: string): Promise<Harness
   const pageErrors: Error[] = [];
   page.on('pageerror', (error) => pageErrors.push(error));
   const ready = async () => {
-    await page.waitForFunction((name) => name in globalThis, HARNESS_GLOBAL, { timeout: 30_000 }).catch((error: unknown) => {
-      const errors = pageErrors.length ? `: ${pageErrors.map(String).join('; ')}` : '';
-      throw new Error(`the page never became ready${errors}`, { cause: error });
-    });
+    await page
+      .waitForFunction((name) => name in globalThis, HARNESS_GLOBAL, { timeout: 30_000 })
+      .catch((error: unknown) => {
+        const errors = pageErrors.length ? `: ${pageErrors.map(String).join('; ')}` : '';
+        throw new Error(`the page never became ready${errors}`, { cause: error });
+      });
   };
   await page.goto(`${origin}/`);
   await ready();
@@ -128,7 +131,8 @@ async function openTab(context: BrowserContext, origin: string): Promise<Harness
     page,
     async call<T>(name: string, ...args: unknown[]): Promise<T> {
       const outcome = await page.evaluate(
-        ([global, fn, fnArgs]) => (globalThis as unknown as Record<string, PageHarness>)[global]!.call(fn, fnArgs),
+        ([global, fn, fnArgs]) =>
+          (globalThis as unknown as Record<string, PageHarness>)[global]!.call(fn, fnArgs),
         [HARNESS_GLOBAL, name, args] as const,
       );
       if (!outcome.ok) throw new PageError(name, outcome.error);
@@ -164,7 +168,8 @@ async function bundle(entry: string, outDir: string): Promise<void> {
   });
 }
 
-const PAGE_HTML = '<!doctype html><meta charset="utf-8"><title>youyou-agent harness</title><script type="module" src="/page.js"></script>';
+const PAGE_HTML =
+  '<!doctype html><meta charset="utf-8"><title>youyou-agent harness</title><script type="module" src="/page.js"></script>';
 
 /** Serves `dir` on 127.0.0.1 at a free port; `/` is a page that loads `/page.js`. */
 function serve(dir: string): Promise<Server> {

@@ -37,7 +37,8 @@ function page(): HarnessPage {
 }
 
 describe('IndexedDbSessionStorage meets the SessionStorage contract (Chromium)', () => {
-  for (const { name } of sessionStorageContract) it(name, () => page().call('sessionContract', name));
+  for (const { name } of sessionStorageContract)
+    it(name, () => page().call('sessionContract', name));
 });
 
 describe('IndexedDbMemoryStorage meets the MemoryStorage contract (Chromium)', () => {

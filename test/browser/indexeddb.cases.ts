@@ -91,12 +91,18 @@ async function patched<T extends object, K extends keyof T>(
 }
 
 /** Records every corrupt record reported. */
-function corruptRecords(): { reports: CorruptRecordInfo[]; onCorruptRecord: (info: CorruptRecordInfo) => void } {
+function corruptRecords(): {
+  reports: CorruptRecordInfo[];
+  onCorruptRecord: (info: CorruptRecordInfo) => void;
+} {
   const reports: CorruptRecordInfo[] = [];
   return { reports, onCorruptRecord: (info) => void reports.push(info) };
 }
 
-function sessions(env: IdbEnv, extra: { onCorruptRecord?: (info: CorruptRecordInfo) => void; blockedTimeoutMs?: number } = {}) {
+function sessions(
+  env: IdbEnv,
+  extra: { onCorruptRecord?: (info: CorruptRecordInfo) => void; blockedTimeoutMs?: number } = {},
+) {
   return new IndexedDbSessionStorage({ indexedDB: env.indexedDB, dbName: env.dbName, ...extra });
 }
 
@@ -122,10 +128,18 @@ export const indexedDbCases: IdbCase[] = [
         'database after the first use',
       );
       const raw = await openRaw(env);
-      check.deepEqual([...raw.objectStoreNames].sort(), ['events', 'memories', 'sessions'], 'stores');
+      check.deepEqual(
+        [...raw.objectStoreNames].sort(),
+        ['events', 'memories', 'sessions'],
+        'stores',
+      );
       const tx = raw.transaction(['sessions', 'events', 'memories']);
       check.deepEqual([...tx.objectStore('sessions').indexNames], ['byUpdate'], 'session indexes');
-      check.deepEqual([...tx.objectStore('memories').indexNames], ['byNamespaceUpdate'], 'memory indexes');
+      check.deepEqual(
+        [...tx.objectStore('memories').indexNames],
+        ['byNamespaceUpdate'],
+        'memory indexes',
+      );
       check.deepEqual(tx.objectStore('events').keyPath, ['sessionId', 'seq'], 'event key path');
       raw.close();
       await storage.close();
@@ -145,7 +159,11 @@ export const indexedDbCases: IdbCase[] = [
         eventCount: 2,
       };
       const v1 = await openRaw(env, 1, (db) => MIGRATIONS[0]!(db, undefined as never));
-      check.deepEqual([...v1.transaction('memories').store.indexNames], ['namespace'], 'v1 memory index');
+      check.deepEqual(
+        [...v1.transaction('memories').store.indexNames],
+        ['namespace'],
+        'v1 memory index',
+      );
       await v1.put('sessions', summary);
       await v1.put('events', { sessionId: 'old', seq: 0, event: userEvent(1, 'from v1') });
       await v1.put('events', { sessionId: 'old', seq: 1, event: toolResultEvent(2, 'result') });
@@ -154,9 +172,21 @@ export const indexedDbCases: IdbCase[] = [
 
       const storage = sessions(env);
       const memories = new IndexedDbMemoryStorage({ indexedDB: env.indexedDB, dbName: env.dbName });
-      check.deepEqual(await storage.listSessions(null, 10), { sessions: [summary], nextCursor: null }, 'listed');
-      check.deepEqual(await storage.loadSession('old'), [userEvent(1, 'from v1'), toolResultEvent(2, 'result')], 'events');
-      check.deepEqual(await memories.search('ns', 'upgrade', 5), [memory('m1', 'kept across the upgrade', 3)], 'memories');
+      check.deepEqual(
+        await storage.listSessions(null, 10),
+        { sessions: [summary], nextCursor: null },
+        'listed',
+      );
+      check.deepEqual(
+        await storage.loadSession('old'),
+        [userEvent(1, 'from v1'), toolResultEvent(2, 'result')],
+        'events',
+      );
+      check.deepEqual(
+        await memories.search('ns', 'upgrade', 5),
+        [memory('m1', 'kept across the upgrade', 3)],
+        'memories',
+      );
       await storage.saveEvent('old', userEvent(3, 'after the upgrade'));
       check.equal((await summaryOf(storage, 'old')).eventCount, 3, 'eventCount continues');
 
@@ -164,7 +194,11 @@ export const indexedDbCases: IdbCase[] = [
       check.equal(v2.version, 2, 'version after the upgrade');
       const tx = v2.transaction(['sessions', 'memories']);
       check.deepEqual([...tx.objectStore('sessions').indexNames], ['byUpdate'], 'v2 session index');
-      check.deepEqual([...tx.objectStore('memories').indexNames], ['byNamespaceUpdate'], 'v2 memory index');
+      check.deepEqual(
+        [...tx.objectStore('memories').indexNames],
+        ['byNamespaceUpdate'],
+        'v2 memory index',
+      );
       v2.close();
       await storage.close();
       await memories.close();
@@ -191,7 +225,10 @@ export const indexedDbCases: IdbCase[] = [
           await Promise.resolve();
           const rest = events.slice(1).map((event) => storage.saveEvent('burst', event));
           await Promise.all([first, ...rest]);
-          check.ok(transactions <= 2, `300 saves used ${transactions} transactions, expected at most 2`);
+          check.ok(
+            transactions <= 2,
+            `300 saves used ${transactions} transactions, expected at most 2`,
+          );
           check.deepEqual(await storage.loadSession('burst'), events, 'events in call order');
         },
       );
@@ -208,7 +245,11 @@ export const indexedDbCases: IdbCase[] = [
       const raw = await openRaw(env);
       const stored = await raw.get('events', ['s1', 0]);
       raw.close();
-      check.deepEqual(stored, { sessionId: 's1', seq: 0, event: userEvent(1, 'durable') }, 'stored record');
+      check.deepEqual(
+        stored,
+        { sessionId: 's1', seq: 0, event: userEvent(1, 'durable') },
+        'stored record',
+      );
       await storage.close();
     },
   },
@@ -217,12 +258,20 @@ export const indexedDbCases: IdbCase[] = [
     async run(env) {
       const storage = sessions(env);
       void storage.saveEvent('s1', userEvent(1, 'not awaited'));
-      check.deepEqual(await storage.loadSession('s1'), [userEvent(1, 'not awaited')], 'read sees the save');
+      check.deepEqual(
+        await storage.loadSession('s1'),
+        [userEvent(1, 'not awaited')],
+        'read sees the save',
+      );
       const saves = [storage.saveEvent('s1', userEvent(2, 'before delete'))];
       const deleted = storage.deleteSession('s1');
       saves.push(storage.saveEvent('s1', userEvent(3, 'after delete')));
       await Promise.all([...saves, deleted]);
-      check.deepEqual(await storage.loadSession('s1'), [userEvent(3, 'after delete')], 'after delete');
+      check.deepEqual(
+        await storage.loadSession('s1'),
+        [userEvent(3, 'after delete')],
+        'after delete',
+      );
       check.equal((await summaryOf(storage, 's1')).eventCount, 1, 'eventCount after delete');
       await storage.close();
     },
@@ -241,12 +290,17 @@ export const indexedDbCases: IdbCase[] = [
           function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['add']>) {
             // The disk fills up at the second write of the next batch.
             adds += 1;
-            if (adds === 2) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+            if (adds === 2)
+              throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
             return original.apply(this, args);
           },
         async () => {
-          const batch = [3, 4, 5].map((s) => storage.saveEvent('s1', toolResultEvent(s, `lost ${s}`)));
-          const errors = await Promise.all(batch.map((save) => check.rejects(save, 'STORAGE_ERROR', 'save in the failed batch')));
+          const batch = [3, 4, 5].map((s) =>
+            storage.saveEvent('s1', toolResultEvent(s, `lost ${s}`)),
+          );
+          const errors = await Promise.all(
+            batch.map((save) => check.rejects(save, 'STORAGE_ERROR', 'save in the failed batch')),
+          );
           for (const error of errors) {
             check.ok(/quota/i.test(error.message), `message names the quota: ${error.message}`);
             check.equal((error.cause as DOMException).name, 'QuotaExceededError', 'cause');
@@ -256,8 +310,16 @@ export const indexedDbCases: IdbCase[] = [
       check.deepEqual(await storage.loadSession('s1'), kept, 'events stored before the failure');
       check.equal((await summaryOf(storage, 's1')).eventCount, 2, 'eventCount unchanged');
       await storage.saveEvent('s1', userEvent(6, 'next batch'));
-      check.deepEqual(await storage.loadSession('s1'), [...kept, userEvent(6, 'next batch')], 'after the next batch');
-      check.equal((await summaryOf(storage, 's1')).eventCount, 3, 'eventCount after the next batch');
+      check.deepEqual(
+        await storage.loadSession('s1'),
+        [...kept, userEvent(6, 'next batch')],
+        'after the next batch',
+      );
+      check.equal(
+        (await summaryOf(storage, 's1')).eventCount,
+        3,
+        'eventCount after the next batch',
+      );
       await storage.close();
     },
   },
@@ -269,7 +331,11 @@ export const indexedDbCases: IdbCase[] = [
       const good = [userEvent(1, 'first'), toolResultEvent(2, 'second'), userEvent(3, 'third')];
       for (const event of good) await storage.saveEvent('s1', event);
       const raw = await openRaw(env);
-      await raw.put('events', { sessionId: 's1', seq: 1, event: { timestamp: 'garbage', payload: { type: 'nope' } } });
+      await raw.put('events', {
+        sessionId: 's1',
+        seq: 1,
+        event: { timestamp: 'garbage', payload: { type: 'nope' } },
+      });
       raw.close();
 
       check.deepEqual(await storage.loadSession('s1'), [good[0], good[2]], 'valid events');
@@ -279,7 +345,11 @@ export const indexedDbCases: IdbCase[] = [
       check.ok(reports[0]!.issues.length > 0, 'issues');
       // A new event goes after the corrupt one, which is left untouched.
       await storage.saveEvent('s1', userEvent(4, 'fourth'));
-      check.deepEqual(await storage.loadSession('s1'), [good[0], good[2], userEvent(4, 'fourth')], 'after a save');
+      check.deepEqual(
+        await storage.loadSession('s1'),
+        [good[0], good[2], userEvent(4, 'fourth')],
+        'after a save',
+      );
       await storage.close();
     },
   },
@@ -295,15 +365,31 @@ export const indexedDbCases: IdbCase[] = [
       await raw.put('sessions', { id: 'broken', updatedAt: at(2), title: 42 });
       raw.close();
 
-      check.deepEqual((await storage.listSessions(null, 10)).sessions.map((s) => s.id), ['fine'], 'listed');
-      check.deepEqual(reports.map((r) => [r.store, r.key]), [['sessions', 'broken']], 'reported');
+      check.deepEqual(
+        (await storage.listSessions(null, 10)).sessions.map((s) => s.id),
+        ['fine'],
+        'listed',
+      );
+      check.deepEqual(
+        reports.map((r) => [r.store, r.key]),
+        [['sessions', 'broken']],
+        'reported',
+      );
       check.equal((await storage.loadSession('broken'))?.length, 2, 'its events still load');
 
       await storage.saveEvent('broken', toolResultEvent(4, 'y'));
       const rebuilt = await summaryOf(storage, 'broken');
       check.deepEqual(
         rebuilt,
-        { id: 'broken', title: 'Broken title', modelId: '', createdAt: at(1), updatedAt: at(4), turnCount: 1, eventCount: 3 },
+        {
+          id: 'broken',
+          title: 'Broken title',
+          modelId: '',
+          createdAt: at(1),
+          updatedAt: at(4),
+          turnCount: 1,
+          eventCount: 3,
+        },
         'rebuilt summary',
       );
       await storage.close();
@@ -313,13 +399,30 @@ export const indexedDbCases: IdbCase[] = [
     name: 'a corrupt memory is reported with its key and the others are still found',
     async run(env) {
       const { reports, onCorruptRecord } = corruptRecords();
-      const memories = new IndexedDbMemoryStorage({ indexedDB: env.indexedDB, dbName: env.dbName, onCorruptRecord });
+      const memories = new IndexedDbMemoryStorage({
+        indexedDB: env.indexedDB,
+        dbName: env.dbName,
+        onCorruptRecord,
+      });
       await memories.save(memory('good', 'likes tea', 1));
       const raw = await openRaw(env);
-      await raw.put('memories', { id: 'bad', namespace: 'ns', updatedAt: at(2), content: ['not', 'text'] });
+      await raw.put('memories', {
+        id: 'bad',
+        namespace: 'ns',
+        updatedAt: at(2),
+        content: ['not', 'text'],
+      });
       raw.close();
-      check.deepEqual(await memories.search('ns', '', 10), [memory('good', 'likes tea', 1)], 'found');
-      check.deepEqual(reports.map((r) => [r.store, r.key]), [['memories', 'bad']], 'reported');
+      check.deepEqual(
+        await memories.search('ns', '', 10),
+        [memory('good', 'likes tea', 1)],
+        'found',
+      );
+      check.deepEqual(
+        reports.map((r) => [r.store, r.key]),
+        [['memories', 'bad']],
+        'reported',
+      );
       await memories.close();
     },
   },
@@ -332,12 +435,22 @@ export const indexedDbCases: IdbCase[] = [
       await raw.put('events', { sessionId: 's1', seq: 1, event: null });
       raw.close();
       const warnings: unknown[][] = [];
-      await patched(console, 'warn', () => (...args: unknown[]) => void warnings.push(args), async () => {
-        check.deepEqual(await storage.loadSession('s1'), [userEvent(1, 'ok')], 'valid events');
-      });
+      await patched(
+        console,
+        'warn',
+        () =>
+          (...args: unknown[]) =>
+            void warnings.push(args),
+        async () => {
+          check.deepEqual(await storage.loadSession('s1'), [userEvent(1, 'ok')], 'valid events');
+        },
+      );
       check.equal(warnings.length, 1, 'warnings');
       const text = String(warnings[0]![0]);
-      check.ok(text.includes("'events'") && text.includes('["s1",1]'), `warning names store and key: ${text}`);
+      check.ok(
+        text.includes("'events'") && text.includes('["s1",1]'),
+        `warning names store and key: ${text}`,
+      );
       await storage.close();
     },
   },
@@ -351,10 +464,18 @@ export const indexedDbCases: IdbCase[] = [
         request.onsuccess = () => resolve();
         request.onerror = () => reject(request.error);
       });
-      await withinTime(deleting, 5000, 'deleting the database hung: the storage did not close on versionchange');
+      await withinTime(
+        deleting,
+        5000,
+        'deleting the database hung: the storage did not close on versionchange',
+      );
       check.equal(await storage.loadSession('s1'), null, 'after the delete');
       await storage.saveEvent('s2', userEvent(2, 'reopened'));
-      check.deepEqual(await storage.loadSession('s2'), [userEvent(2, 'reopened')], 'after reopening');
+      check.deepEqual(
+        await storage.loadSession('s2'),
+        [userEvent(2, 'reopened')],
+        'after reopening',
+      );
       await storage.close();
     },
   },
@@ -368,9 +489,17 @@ export const indexedDbCases: IdbCase[] = [
         5000,
         'the upgrade hung: the storage did not close on versionchange',
       );
-      const error = await check.rejects(storage.saveEvent('s1', userEvent(2, 'too old')), 'STORAGE_ERROR', 'save');
+      const error = await check.rejects(
+        storage.saveEvent('s1', userEvent(2, 'too old')),
+        'STORAGE_ERROR',
+        'save',
+      );
       check.ok(/newer version/.test(error.message), `message says why: ${error.message}`);
-      check.deepEqual(await newer.getAll('events'), [{ sessionId: 's1', seq: 0, event: userEvent(1, 'kept') }], 'data');
+      check.deepEqual(
+        await newer.getAll('events'),
+        [{ sessionId: 's1', seq: 0, event: userEvent(1, 'kept') }],
+        'data',
+      );
       newer.close();
     },
   },
@@ -388,7 +517,11 @@ export const indexedDbCases: IdbCase[] = [
       );
       check.ok(/blocked/.test(error.message), `message says blocked: ${error.message}`);
       old.close();
-      check.deepEqual(await storage.loadSession('s1'), [userEvent(1, 'from the old tab')], 'after the old tab closed');
+      check.deepEqual(
+        await storage.loadSession('s1'),
+        [userEvent(1, 'from the old tab')],
+        'after the old tab closed',
+      );
       await storage.close();
     },
   },
@@ -400,7 +533,11 @@ export const indexedDbCases: IdbCase[] = [
       await storage.close();
       await saved;
       await storage.saveEvent('s1', userEvent(2, 'after close'));
-      check.deepEqual(await storage.loadSession('s1'), [userEvent(1, 'pending'), userEvent(2, 'after close')], 'events');
+      check.deepEqual(
+        await storage.loadSession('s1'),
+        [userEvent(1, 'pending'), userEvent(2, 'after close')],
+        'events',
+      );
       await storage.close();
     },
   },

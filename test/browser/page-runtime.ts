@@ -37,7 +37,12 @@ export function exposeToHarness(functions: Record<string, PageFunction>): void {
         const code = (e as { code?: unknown }).code;
         return {
           ok: false,
-          error: { name: e.name, message: e.message, stack: e.stack, ...(typeof code === 'string' ? { code } : {}) },
+          error: {
+            name: e.name,
+            message: e.message,
+            stack: e.stack,
+            ...(typeof code === 'string' ? { code } : {}),
+          },
         };
       }
     },

@@ -76,11 +76,24 @@ const quotaStorages = new Map<string, IndexedDbSessionStorage>();
 
 /** The events the reload test persists. */
 const RELOAD_EVENTS: SessionEvent[] = [
-  { timestamp: '2024-05-01T10:00:00.000Z', payload: { type: 'metadata', key: 'session_config', value: { modelId: 'm' } } },
+  {
+    timestamp: '2024-05-01T10:00:00.000Z',
+    payload: { type: 'metadata', key: 'session_config', value: { modelId: 'm' } },
+  },
   userEvent(1, 'survives a reload'),
-  { timestamp: '2024-05-01T10:00:02.000Z', payload: { type: 'tool_call', callId: 'c1', toolName: 't', arguments: { a: [1, 2] } } },
+  {
+    timestamp: '2024-05-01T10:00:02.000Z',
+    payload: { type: 'tool_call', callId: 'c1', toolName: 't', arguments: { a: [1, 2] } },
+  },
   toolResultEvent(3, 'tool output'),
-  { timestamp: '2024-05-01T10:00:04.000Z', payload: { type: 'assistant_message', content: [{ type: 'text', text: 'done' }], status: 'incomplete' } },
+  {
+    timestamp: '2024-05-01T10:00:04.000Z',
+    payload: {
+      type: 'assistant_message',
+      content: [{ type: 'text', text: 'done' }],
+      status: 'incomplete',
+    },
+  },
 ];
 
 exposeToHarness({
@@ -169,9 +182,15 @@ exposeToHarness({
     // Random text: Chromium compresses stored values, so a repeated character would take no room.
     const big = toolResultEvent(3, randomText(bigEventBytes));
     const burst = [0, 1, 2, 3].map(() => storage.saveEvent('s1', big));
-    const errors = await Promise.all(burst.map((save) => check.rejects(save, 'STORAGE_ERROR', 'save over the quota')));
+    const errors = await Promise.all(
+      burst.map((save) => check.rejects(save, 'STORAGE_ERROR', 'save over the quota')),
+    );
     check.equal((errors[0]!.cause as DOMException).name, 'QuotaExceededError', 'cause');
-    check.deepEqual(await storage.loadSession('s1'), QUOTA_EVENTS, 'events stored before the failure');
+    check.deepEqual(
+      await storage.loadSession('s1'),
+      QUOTA_EVENTS,
+      'events stored before the failure',
+    );
     return errors[0]!.message;
   },
 
@@ -179,7 +198,11 @@ exposeToHarness({
   async writeAfterQuotaFreed(dbName: string) {
     const storage = quotaStorages.get(dbName)!;
     await storage.saveEvent('s1', userEvent(4, 'still works'));
-    check.deepEqual(await storage.loadSession('s1'), [...QUOTA_EVENTS, userEvent(4, 'still works')], 'after the failure');
+    check.deepEqual(
+      await storage.loadSession('s1'),
+      [...QUOTA_EVENTS, userEvent(4, 'still works')],
+      'after the failure',
+    );
     check.equal((await storage.listSessions(null, 1)).sessions[0]?.eventCount, 3, 'eventCount');
     await storage.close();
     await deleteDatabase(dbName);

@@ -6,7 +6,13 @@
 import { wrap, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import { Errors } from '../../errors.js';
 import type { ResolvedOptions } from './options.js';
-import { DB_VERSION, upgradeSchema, type AgentDB, type StoreName, type UpgradeTransaction } from './schema.js';
+import {
+  DB_VERSION,
+  upgradeSchema,
+  type AgentDB,
+  type StoreName,
+  type UpgradeTransaction,
+} from './schema.js';
 import { errorName, toStorageError } from './storage-error.js';
 
 /** A transaction of {@link AgentDB} over `S`. */
@@ -75,7 +81,12 @@ export class Connection {
     }
     request.onupgradeneeded = (event) => {
       const db = wrap(request.result) as IDBPDatabase<AgentDB>;
-      upgradeSchema(db, event.oldVersion, DB_VERSION, wrap(request.transaction!) as unknown as UpgradeTransaction);
+      upgradeSchema(
+        db,
+        event.oldVersion,
+        DB_VERSION,
+        wrap(request.transaction!) as unknown as UpgradeTransaction,
+      );
     };
     return new Promise((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -114,6 +125,9 @@ export class Connection {
   #drop(db: IDBPDatabase<AgentDB>): void {
     db.close();
     const opening = this.#db;
-    void opening?.then((current) => current === db && this.#forget(opening), () => undefined);
+    void opening?.then(
+      (current) => current === db && this.#forget(opening),
+      () => undefined,
+    );
   }
 }

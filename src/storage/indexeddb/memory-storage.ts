@@ -48,9 +48,19 @@ export class IndexedDbMemoryStorage implements MemoryStorage {
       const index = tx.objectStore('memories').index('byNamespaceUpdate');
       // Every `[ns, updatedAt]`: arrays sort after strings, so `[ns, []]` bounds the namespace.
       const range = IDBKeyRange.bound([ns], [ns, []]);
-      const [values, keys] = await Promise.all([index.getAll(range), index.getAllKeys(range), tx.done]);
+      const [values, keys] = await Promise.all([
+        index.getAll(range),
+        index.getAllKeys(range),
+        tx.done,
+      ]);
       values.forEach((value, i) => {
-        const memory = readRecord(MemorySchema, value, 'memories', keys[i]!, this.#options.onCorruptRecord);
+        const memory = readRecord(
+          MemorySchema,
+          value,
+          'memories',
+          keys[i]!,
+          this.#options.onCorruptRecord,
+        );
         if (memory) memories.push(memory);
       });
     } catch (error) {
@@ -78,7 +88,10 @@ export class IndexedDbMemoryStorage implements MemoryStorage {
 
   async #write(
     action: string,
-    change: (store: { put(value: unknown): Promise<unknown>; delete(key: string): Promise<unknown> }) => Promise<unknown>,
+    change: (store: {
+      put(value: unknown): Promise<unknown>;
+      delete(key: string): Promise<unknown>;
+    }) => Promise<unknown>,
   ): Promise<void> {
     try {
       const tx = await this.#connection.transaction(['memories'], 'readwrite');

@@ -40,7 +40,10 @@ export type Migration = (db: IDBPDatabase<AgentDB>, tx: UpgradeTransaction) => v
 
 // The upgrade transaction is typed for the current version; older versions had other indexes,
 // so the steps below name them through this loosely typed view.
-type AnyIndexStore = { createIndex(name: string, keyPath: string | string[]): unknown; deleteIndex(name: string): void };
+type AnyIndexStore = {
+  createIndex(name: string, keyPath: string | string[]): unknown;
+  deleteIndex(name: string): void;
+};
 const loose = (store: unknown) => store as AnyIndexStore;
 
 /** Every schema step, oldest first; the database version is `MIGRATIONS.length`. */
@@ -49,7 +52,10 @@ export const MIGRATIONS: readonly Migration[] = [
   (db) => {
     db.createObjectStore('sessions', { keyPath: 'id' });
     db.createObjectStore('events', { keyPath: ['sessionId', 'seq'] });
-    loose(db.createObjectStore('memories', { keyPath: 'id' })).createIndex('namespace', 'namespace');
+    loose(db.createObjectStore('memories', { keyPath: 'id' })).createIndex(
+      'namespace',
+      'namespace',
+    );
   },
   // v2: indexes for paging sessions newest first and memories by namespace and update time
   // (the latter replaces v1's namespace-only index).
