@@ -9,6 +9,7 @@ import {
   InMemorySessionStorage,
   type AgentEvent,
   type HookPayload,
+  type MemoryStorage,
   type ModelInfo,
   type Plugin,
 } from '../../src/index.js';
@@ -94,11 +95,15 @@ describe('session_start', () => {
     await agent.shutdown();
   });
 
-  it('opens the session even when a handler aborts (abort is ignored for session_start)', async () => {
+  it('opens the session even when a handler aborts: the abort is ignored, and reported as a non-fatal error', async () => {
     const { agent, starts } = await buildAgent([reply.text('Hello.')], HookResult.abort('no sessions today'));
     const session = await agent.newSession();
+    const seen: AgentEvent[] = [];
+    session.events.subscribe((e) => seen.push(e));
     expect(starts).toHaveLength(1);
     expect((await (await session.sendMessage('hi')).result).status).toBe('completed');
+    expect(seen[0]).toMatchObject({ sequence: 1, turnId: null, payload: { type: 'error', fatal: false } });
+    expect(seen.at(-1)!.payload.type).toBe('turn_complete');
     await agent.shutdown();
   });
 });
@@ -123,6 +128,33 @@ describe('a session_start handler that throws', () => {
       payload: { type: 'error', fatal: false, error: { code: 'HOOK_FAILED' } },
     });
     expect(seen.map((e) => e.sequence)).toEqual(seen.map((_, i) => i + 1));
+    await agent.shutdown();
+  });
+});
+
+describe('a memory load that fails at open', () => {
+  it('is reported as a non-fatal MEMORY_FAILED to the new session’s subscriber, and the session works', async () => {
+    const unreachable: MemoryStorage = {
+      search: () => Promise.reject(new Error('memory service unreachable')),
+      save: () => Promise.resolve(),
+      delete: () => Promise.resolve(),
+    };
+    const provider = new ScriptedModelProvider({ script: [reply.text('Hello.')] });
+    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: 'user-1', checkpointInterval: 5 } })
+      .registerModelProvider(provider)
+      .registerMemoryStorage(unreachable)
+      .build();
+    const session = await agent.newSession();
+    const seen: AgentEvent[] = [];
+    session.events.subscribe((e) => seen.push(e));
+    expect((await (await session.sendMessage('hi')).result).status).toBe('completed');
+
+    expect(seen[0]).toMatchObject({
+      sequence: 1,
+      turnId: null,
+      payload: { type: 'error', fatal: false, error: { code: 'MEMORY_FAILED' } },
+    });
+    expect(seen.map((e) => e.payload.type)).toEqual(['error', 'text_delta', 'turn_complete']);
     await agent.shutdown();
   });
 });
