@@ -25,7 +25,9 @@ import { parseInput } from './validate.js';
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const ToolShapeSchema = z.object({
-  name: z.string().check(z.regex(TOOL_NAME)),
+  name: z.string().check(
+    z.regex(TOOL_NAME, 'must be 1–64 characters of a-z, A-Z, 0-9, _ or - (what model APIs accept)'),
+  ),
   description: z.string(),
   parameters: z.custom<object>(
     (v) => typeof v === 'object' && v !== null && '_zod' in v,
@@ -33,6 +35,12 @@ const ToolShapeSchema = z.object({
   ),
   mutating: z.optional(z.boolean()),
   execute: z.custom<() => unknown>((v) => typeof v === 'function', 'expected function'),
+});
+
+const ProviderShapeSchema = z.object({
+  id: z.string().check(z.minLength(1)),
+  models: z.array(z.unknown()),
+  chat: z.custom<() => unknown>((v) => typeof v === 'function', 'expected function'),
 });
 
 const StorageShapeSchema = (methods: readonly string[]) =>
@@ -132,10 +140,10 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     if (memoryStorage) parseInput(StorageShapeSchema(MEMORY_STORAGE_METHODS), memoryStorage, 'memoryStorage');
 
     const providers = new ProviderRegistry();
-    for (const provider of this.#providers) {
-      const name = typeof provider?.id === 'string' ? provider.id : '';
-      providers.register(name, provider);
-    }
+    this.#providers.forEach((provider, i) => {
+      parseInput(ProviderShapeSchema, provider, `providers[${i}]`);
+      providers.register(provider.id, provider);
+    });
     if (!serves(providers, config.defaultModel)) throw Errors.invalidDefaultModel(config.defaultModel);
 
     if (config.memory) {

@@ -122,7 +122,9 @@ function describeIssue(issue: $ZodIssue): string {
     case 'too_big':
       return `must be ${issue.inclusive === false ? '<' : '≤'} ${String(issue.maximum)}${issue.origin === 'string' || issue.origin === 'array' ? ` in length` : ''}`;
     case 'invalid_format':
-      return `invalid ${issue.format}`;
+      // A custom message (e.g. the rule a name must follow) says more than the format's name.
+      if (issue.message && issue.message !== 'Invalid input') return issue.message;
+      return issue.format === 'regex' && 'pattern' in issue ? `must match ${String(issue.pattern)}` : `invalid ${issue.format}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_union':

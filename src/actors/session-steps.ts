@@ -6,7 +6,7 @@
  * @module
  */
 import type { CloseSessionInput } from '../../machines/session.machine.js';
-import { toAgentError } from '../errors.js';
+import { AgentError, toAgentError } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { loadMemories } from '../memory/memory-manager.js';
 import { SESSION_CONFIG_KEY } from '../session/replay.js';
@@ -20,7 +20,16 @@ export async function openSession(rt: SessionRuntime, resumed: boolean): Promise
       timestamp: nowIso(),
       payload: { type: 'metadata', key: SESSION_CONFIG_KEY, value: { ...rt.sessionConfig } },
     });
-    await rt.hook('session_start', null, { sessionId: rt.id, config: { ...rt.sessionConfig } });
+    const outcome = await rt.hook('session_start', null, { sessionId: rt.id, config: { ...rt.sessionConfig } });
+    // A session cannot be refused once created: the abort is ignored, and said so.
+    if (outcome.aborted !== null) {
+      rt.reportError(
+        null,
+        new AgentError('HOOK_FAILED', `a session_start hook tried to abort (${outcome.aborted}); session_start cannot abort, so it was ignored`, {
+          source: 'plugin',
+        }),
+      );
+    }
   }
   const memory = rt.services.config.memory;
   const storage = rt.services.memoryStorage;

@@ -5,16 +5,28 @@
  * streaming actor — no machine transition per token (DESIGN.md §3).
  * @module
  */
-import { ReplaySubject, Subject, type Observable } from 'rxjs';
+import { Observable, ReplaySubject, Subject } from 'rxjs';
 import type { AgentEvent, AgentEventPayload } from '../types.js';
+
+const MAX_EARLY_EVENTS = 100;
 
 /** One session's event stream. */
 export class EventHub {
   private sequence = 0;
   private readonly live = new Subject<AgentEvent>();
   private readonly turns = new Map<string, ReplaySubject<AgentEvent>>();
+  /**
+   * Events emitted before anyone subscribed (while the session was opening, e.g. a failed memory
+   * load): handed to the first subscriber, so they are not lost before the user holds a handle.
+   */
+  private early: AgentEvent[] | null = [];
   /** Every event of the session, live (no replay); completes when the session closes. */
-  readonly events: Observable<AgentEvent> = this.live.asObservable();
+  readonly events: Observable<AgentEvent> = new Observable<AgentEvent>((subscriber) => {
+    const early = this.early;
+    this.early = null;
+    for (const event of early ?? []) subscriber.next(event);
+    return this.live.subscribe(subscriber);
+  });
 
   constructor(private readonly sessionId: string) {}
 
@@ -35,6 +47,7 @@ export class EventHub {
       payload,
     };
     if (turnId !== null) this.turns.get(turnId)?.next(event);
+    if (this.early && this.early.length < MAX_EARLY_EVENTS) this.early.push(event);
     this.live.next(event);
     return event;
   }

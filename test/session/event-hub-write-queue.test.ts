@@ -24,6 +24,18 @@ describe('EventHub', () => {
     expect((await lastValueFrom(t2.pipe(toArray()))).map((e) => e.sequence)).toEqual([4]);
   });
 
+  it('hands events emitted before any subscriber to the first one only', () => {
+    const hub = new EventHub('s');
+    hub.emit(null, { type: 'turn_cancelled' });
+    const first: number[] = [];
+    const second: number[] = [];
+    hub.events.subscribe((e) => first.push(e.sequence));
+    hub.events.subscribe((e) => second.push(e.sequence));
+    hub.emit(null, { type: 'turn_cancelled' });
+    expect(first).toEqual([1, 2]);
+    expect(second).toEqual([2]);
+  });
+
   it('completes the session stream', async () => {
     const hub = new EventHub('s');
     const all = lastValueFrom(hub.events.pipe(toArray()));
