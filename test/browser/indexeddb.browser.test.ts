@@ -11,6 +11,9 @@ import { sessionStorageContract } from '../contracts/session-storage.contract.js
 import { openInChromium, type BrowserHarness, type HarnessPage } from './harness.js';
 import { indexedDbCases } from './indexeddb.cases.js';
 
+/** A real browser on a busy 2-core machine: room for the 10,000-event cases. */
+const SLOW = { timeout: 60_000 };
+
 const PAGE_ENTRY = fileURLToPath(new URL('./storage.page.ts', import.meta.url));
 
 let browser: BrowserHarness | undefined;
@@ -36,17 +39,17 @@ function page(): HarnessPage {
   return tab;
 }
 
-describe('IndexedDbSessionStorage meets the SessionStorage contract (Chromium)', () => {
+describe('IndexedDbSessionStorage meets the SessionStorage contract (Chromium)', SLOW, () => {
   for (const { name } of sessionStorageContract)
     it(name, () => page().call('sessionContract', name));
 });
 
-describe('IndexedDbMemoryStorage meets the MemoryStorage contract (Chromium)', () => {
+describe('IndexedDbMemoryStorage meets the MemoryStorage contract (Chromium)', SLOW, () => {
   for (const { name } of memoryStorageContract) it(name, () => page().call('memoryContract', name));
 });
 
-describe('IndexedDB storages (Chromium)', () => {
-  for (const { name } of indexedDbCases) it(name, () => page().call('indexedDbCase', name), 60_000);
+describe('IndexedDB storages (Chromium)', SLOW, () => {
+  for (const { name } of indexedDbCases) it(name, () => page().call('indexedDbCase', name));
 
   it('a persisted session loads the same after a page reload', async () => {
     const dbName = `reload-${Date.now()}`;

@@ -12,7 +12,8 @@ import {
 } from '../../src/storage/indexeddb/index.js';
 import { indexedDbCases, userEvent } from '../browser/indexeddb.cases.js';
 
-describe('IndexedDB storages (fake-indexeddb)', () => {
+// Room for the 10,000-event case on a busy machine.
+describe('IndexedDB storages (fake-indexeddb)', { timeout: 60_000 }, () => {
   for (const idbCase of indexedDbCases) {
     it(idbCase.name, () => idbCase.run({ indexedDB: new IDBFactory(), dbName: 'youyou-test' }));
   }
