@@ -24,6 +24,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
+    // The dropped-session-handle tests force garbage collection (global.gc).
+    execArgv: ['--expose-gc'],
     typecheck: {
       enabled: true,
       include: ['test/**/*.test-d.ts'],
