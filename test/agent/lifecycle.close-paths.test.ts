@@ -191,6 +191,44 @@ describe('session.close()', () => {
     await agent.shutdown();
   });
 
+  it('reports a throwing session_end handler as a non-fatal HOOK_FAILED (turnId null), and still extracts and closes', async () => {
+    const provider = new ScriptedModelProvider({
+      script: [reply.text('Noted.'), reply.text('{"memories":[{"content":"likes tea"}]}')],
+    });
+    const memories = new InMemoryMemoryStorage();
+    const broken: Plugin = {
+      id: 'broken-end',
+      displayName: 'Broken end',
+      description: 'throws in session_end',
+      apply(ctx) {
+        ctx.tap('session_end', () => {
+          throw new Error('audit log full');
+        });
+      },
+    };
+    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: NAMESPACE } })
+      .registerModelProvider(provider)
+      .registerMemoryStorage(memories)
+      .registerPlugin(broken)
+      .build();
+    const session = await agent.newSession();
+    const { seen, state } = record(session.events);
+    const turn = await session.sendMessage('I like tea.');
+    await turn.result;
+
+    await session.close();
+
+    expect(seen.map((e) => [e.turnId, e.payload.type])).toEqual([
+      [turn.id, 'text_delta'],
+      [turn.id, 'turn_complete'],
+      [null, 'error'],
+    ]);
+    expect(seen.at(-1)!.payload).toMatchObject({ fatal: false, error: { code: 'HOOK_FAILED', source: 'plugin' } });
+    expect(state.completed).toBe(true);
+    expect(await memories.search(NAMESPACE, '', 10)).toHaveLength(1);
+    await agent.shutdown();
+  });
+
   it('completes session.events once closed: events of the session arrive, then completion, then nothing', async () => {
     const { agent } = await agentWithMemory([reply.text('Hi!', { chunks: 2 }), extractionAnswer([], '{"memories":[]}')]);
     const session = await agent.newSession();

@@ -90,6 +90,42 @@ describe('sequence numbers', () => {
   });
 });
 
+describe('session.events', () => {
+  it('is live: a subscriber that comes after a turn gets only what follows, not that turn again', async () => {
+    const { agent } = await createTestAgent({ script: [reply.text('first answer'), reply.text('second answer')] });
+    const session = await agent.newSession();
+    const early = liveEvents(session);
+    const first = await session.sendMessage('first');
+    await first.result;
+
+    const late = liveEvents(session);
+    const second = await session.sendMessage('second');
+    await second.result;
+
+    expect(new Set(late.map((e) => e.turnId))).toEqual(new Set([second.id]));
+    expect(late).toEqual(early.filter((e) => e.turnId === second.id));
+    expect(late[0]!.sequence).toBe(early.find((e) => e.turnId === second.id)!.sequence);
+    await agent.shutdown();
+  });
+
+  it('is live for its first subscriber too, when that subscriber comes after a turn', async () => {
+    const { agent } = await createTestAgent({ script: [reply.text('first answer'), reply.text('second answer')] });
+    const session = await agent.newSession();
+    const first = await session.sendMessage('first');
+    await first.result;
+
+    const late = liveEvents(session);
+    const second = await session.sendMessage('second');
+    await second.result;
+
+    expect(late.map((e) => [e.turnId, e.payload.type])).toEqual([
+      [second.id, 'text_delta'],
+      [second.id, 'turn_complete'],
+    ]);
+    await agent.shutdown();
+  });
+});
+
 describe('turn.events', () => {
   it('subscribed after the turn finished, replays the whole turn and completes', async () => {
     const { agent } = await createTestAgent({ script: [reply.text('a late reader', { chunks: 4, usage: { outputTokens: 3 } })] });

@@ -15,6 +15,7 @@ import {
   type RunningTurn,
 } from '../../src/index.js';
 import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptStep } from '../../src/testing/index.js';
+import { gate } from './support.js';
 
 const NAMESPACE = 'user-1';
 
@@ -163,6 +164,40 @@ describe('agent.shutdown()', () => {
     const { agent } = await agentWithPlugins([], log, ['B']);
     await agent.shutdown();
     expect(log).toEqual(['shutdown C', 'shutdown B', 'shutdown A']);
+  });
+
+  it('during newSession’s session_start: does not hang; the new session gets session_end (shutdown), then plugins shut down', async () => {
+    const log: string[] = [];
+    const slowStart = gate();
+    const slow: Plugin = {
+      id: 'slow',
+      displayName: 'Slow',
+      description: 'slow session_start',
+      apply(ctx) {
+        ctx.tap('session_start', async () => {
+          log.push('session_start');
+          await slowStart.promise;
+        });
+        ctx.tap('session_end', ({ data }) => void log.push(`session_end ${data.reason}`));
+      },
+      shutdown: () => void log.push('shutdown slow'),
+    };
+    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
+      .registerModelProvider(new ScriptedModelProvider())
+      .registerPlugin(slow)
+      .build();
+
+    const opening = agent.newSession().then(
+      () => 'resolved',
+      () => 'rejected',
+    );
+    const down = agent.shutdown();
+    slowStart.release();
+    await down;
+    await opening;
+
+    expect(log).toEqual(['session_start', 'session_end shutdown', 'shutdown slow']);
+    await expectRejection(agent.newSession());
   });
 
   it('upgrades a pending close(): the turn close() was waiting for is cancelled, and session_end fires once', async () => {
