@@ -147,6 +147,7 @@ export class Agent {
       const sub = ref.subscribe({ next: check, complete: check, error: check });
       check();
     });
+    rt.hub.opened();
     return new Session(rt, ref);
   }
 }

@@ -20,6 +20,8 @@ export class EventHub {
    * load): handed to the first subscriber, so they are not lost before the user holds a handle.
    */
   private early: AgentEvent[] | null = [];
+  /** Only events of the opening step are kept for the first subscriber; after it, the stream is live. */
+  private opening = true;
   /** Every event of the session, live (no replay); completes when the session closes. */
   readonly events: Observable<AgentEvent> = new Observable<AgentEvent>((subscriber) => {
     const early = this.early;
@@ -29,6 +31,11 @@ export class EventHub {
   });
 
   constructor(private readonly sessionId: string) {}
+
+  /** Ends the opening step: later events are live only. */
+  opened(): void {
+    this.opening = false;
+  }
 
   /** Opens the replay buffer of a turn; its events are kept until the turn ends. */
   openTurn(turnId: string): Observable<AgentEvent> {
@@ -47,7 +54,7 @@ export class EventHub {
       payload,
     };
     if (turnId !== null) this.turns.get(turnId)?.next(event);
-    if (this.early && this.early.length < MAX_EARLY_EVENTS) this.early.push(event);
+    if (this.opening && this.early && this.early.length < MAX_EARLY_EVENTS) this.early.push(event);
     this.live.next(event);
     return event;
   }

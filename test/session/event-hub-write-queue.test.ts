@@ -27,13 +27,15 @@ describe('EventHub', () => {
   it('hands events emitted before any subscriber to the first one only', () => {
     const hub = new EventHub('s');
     hub.emit(null, { type: 'turn_cancelled' });
+    hub.opened();
+    hub.emit(null, { type: 'turn_cancelled' }); // after opening: live only
     const first: number[] = [];
     const second: number[] = [];
     hub.events.subscribe((e) => first.push(e.sequence));
     hub.events.subscribe((e) => second.push(e.sequence));
     hub.emit(null, { type: 'turn_cancelled' });
-    expect(first).toEqual([1, 2]);
-    expect(second).toEqual([2]);
+    expect(first).toEqual([1, 3]);
+    expect(second).toEqual([3]);
   });
 
   it('completes the session stream', async () => {
