@@ -37,8 +37,7 @@ process.exitCode = failed ? 1 : 0;
 /** Prints `result` as an aligned text table (numbers right-aligned, with thousands separators). */
 function printTable({ title, rows, notes = [] }) {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const cell = (value) =>
-    typeof value === 'number' ? value.toLocaleString('en') : String(value ?? '');
+  const cell = (value) => (typeof value === 'number' ? value.toLocaleString('en') : String(value ?? ''));
   const widths = columns.map((column) =>
     Math.max(column.length, ...rows.map((row) => cell(row[column]).length)),
   );

@@ -20,7 +20,10 @@ const textOf = (m: WireMessage | undefined): string =>
 function decide(messages: WireMessage[]): { text?: string; calls?: { name: string; arguments: object }[] } {
   const last = messages.at(-1);
   if (last?.role === 'tool') {
-    const results = messages.filter((m) => m.role === 'tool').slice(-2).map(textOf);
+    const results = messages
+      .filter((m) => m.role === 'tool')
+      .slice(-2)
+      .map(textOf);
     return { text: `Here is what I found: ${results.join(' — ')}. Anything else?` };
   }
   const question = textOf(last).toLowerCase();
@@ -29,7 +32,9 @@ function decide(messages: WireMessage[]): { text?: string; calls?: { name: strin
   if (question.includes('weather')) calls.push({ name: 'get_weather', arguments: { city } });
   if (question.includes('time')) calls.push({ name: 'get_time', arguments: { city } });
   if (calls.length > 0) return { calls };
-  return { text: `You said: "${textOf(last)}". I am a scripted demo model: ask me about the weather or the time somewhere.` };
+  return {
+    text: `You said: "${textOf(last)}". I am a scripted demo model: ask me about the weather or the time somewhere.`,
+  };
 }
 
 /** Starts the server; `close()` stops it. */
@@ -41,9 +46,16 @@ export async function startMockModelServer(): Promise<{ baseURL: string; close()
       const body = JSON.parse(raw || '{}') as { model?: string; messages?: WireMessage[] };
       const decision = decide(body.messages ?? []);
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const base = { id: 'chatcmpl-demo', object: 'chat.completion.chunk', created: 0, model: body.model ?? 'demo' };
+      const base = {
+        id: 'chatcmpl-demo',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: body.model ?? 'demo',
+      };
       const send = (delta: object, finish: string | null = null) =>
-        res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+        );
       const chunks: (() => void)[] = [() => send({ role: 'assistant', content: '' })];
       if (decision.text) {
         for (const word of decision.text.split(/(?<= )/)) chunks.push(() => send({ content: word }));
@@ -51,13 +63,26 @@ export async function startMockModelServer(): Promise<{ baseURL: string; close()
       decision.calls?.forEach((call, index) => {
         const args = JSON.stringify(call.arguments);
         chunks.push(() =>
-          send({ tool_calls: [{ index, id: `call_${index}_${Date.now()}`, type: 'function', function: { name: call.name, arguments: '' } }] }),
+          send({
+            tool_calls: [
+              {
+                index,
+                id: `call_${index}_${Date.now()}`,
+                type: 'function',
+                function: { name: call.name, arguments: '' },
+              },
+            ],
+          }),
         );
         for (let i = 0; i < args.length; i += 8)
           chunks.push(() => send({ tool_calls: [{ index, function: { arguments: args.slice(i, i + 8) } }] }));
       });
       chunks.push(() => send({}, decision.calls ? 'tool_calls' : 'stop'));
-      const usage = { prompt_tokens: raw.length >> 2, completion_tokens: chunks.length, total_tokens: (raw.length >> 2) + chunks.length };
+      const usage = {
+        prompt_tokens: raw.length >> 2,
+        completion_tokens: chunks.length,
+        total_tokens: (raw.length >> 2) + chunks.length,
+      };
       chunks.push(() => res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`));
       chunks.push(() => res.end('data: [DONE]\n\n'));
       // Pace the stream like a real model, so the demo shows tokens arriving.

@@ -4,7 +4,13 @@
  * Pass your own question: `npm run demo -- "What is the weather in Lyon?"`.
  */
 import { z } from 'zod';
-import { AgentBuilder, InMemorySessionStorage, OpenAIProvider, defineTool, type AgentEvent } from '../src/index.js';
+import {
+  AgentBuilder,
+  InMemorySessionStorage,
+  OpenAIProvider,
+  defineTool,
+  type AgentEvent,
+} from '../src/index.js';
 import { startMockModelServer } from './mock-model-server.js';
 
 const dim = (s: string) => `\x1b[2m${s}\x1b[0m`;
@@ -34,7 +40,9 @@ function render(event: AgentEvent): void {
       console.log(yellow(`  ⚙ ${p.toolName}(${JSON.stringify(p.arguments)})`));
       break;
     case 'tool_call_end':
-      console.log(yellow(`  ✓ ${p.toolName} → ${p.output.content} ${dim(`(${p.durationMs.toFixed(1)} ms)`)}`));
+      console.log(
+        yellow(`  ✓ ${p.toolName} → ${p.output.content} ${dim(`(${p.durationMs.toFixed(1)} ms)`)}`),
+      );
       break;
     case 'usage':
       console.log(dim(`\n  [usage] in ${p.usage.inputTokens} / out ${p.usage.outputTokens} tokens`));
@@ -51,12 +59,22 @@ function render(event: AgentEvent): void {
 
 const server = await startMockModelServer();
 const storage = new InMemorySessionStorage();
-const agent = await new AgentBuilder({ defaultModel: 'demo-model', systemInstructions: ['You are a helpful assistant.'] })
+const agent = await new AgentBuilder({
+  defaultModel: 'demo-model',
+  systemInstructions: ['You are a helpful assistant.'],
+})
   .registerModelProvider(
     new OpenAIProvider({
       baseURL: server.baseURL,
       apiKey: 'not-needed-locally',
-      models: [{ id: 'demo-model', displayName: 'Demo model', contextWindow: 32_000, capabilities: { toolUse: true, vision: false, streaming: true } }],
+      models: [
+        {
+          id: 'demo-model',
+          displayName: 'Demo model',
+          contextWindow: 32_000,
+          capabilities: { toolUse: true, vision: false, streaming: true },
+        },
+      ],
     }),
   )
   .registerTool(weather)
@@ -64,7 +82,10 @@ const agent = await new AgentBuilder({ defaultModel: 'demo-model', systemInstruc
   .registerSessionStorage(storage)
   .build();
 
-const questions = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['What is the weather and the time in Lyon?', 'Thanks!'];
+const questions =
+  process.argv.slice(2).length > 0
+    ? process.argv.slice(2)
+    : ['What is the weather and the time in Lyon?', 'Thanks!'];
 const session = await agent.newSession();
 console.log(dim(`model server ${server.baseURL} · session ${session.id}\n`));
 for (const question of questions) {
@@ -77,6 +98,10 @@ for (const question of questions) {
 await session.close();
 
 const resumed = await agent.resumeSession(session.id);
-console.log(dim(`resumed ${resumed.id} from storage: ${resumed.messages.length} messages, the same as before the close.`));
+console.log(
+  dim(
+    `resumed ${resumed.id} from storage: ${resumed.messages.length} messages, the same as before the close.`,
+  ),
+);
 await agent.shutdown();
 await server.close();

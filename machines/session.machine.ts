@@ -196,7 +196,10 @@ export const sessionMachine = setup({
       type: 'final',
       entry: {
         type: 'finishSession',
-        params: ({ context }) => ({ sessionId: context.sessionId, reason: context.closeRequested ?? 'close' }),
+        params: ({ context }) => ({
+          sessionId: context.sessionId,
+          reason: context.closeRequested ?? 'close',
+        }),
       },
     },
   },

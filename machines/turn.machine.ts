@@ -118,7 +118,8 @@ function outputOf(context: TurnContext): TurnOutput {
   return {
     status,
     usage: context.usage,
-    finishReason: status === 'completed' ? context.finishReason : status === 'cancelled' ? 'cancelled' : 'error',
+    finishReason:
+      status === 'completed' ? context.finishReason : status === 'cancelled' ? 'cancelled' : 'error',
     // A cancelled turn has no error, even if a retried attempt failed before the cancel.
     error: status === 'failed' ? context.lastError : null,
   };
@@ -150,6 +151,23 @@ export interface EndTurnInput extends StepInput {
   usage: TokenUsage;
   error: AgentError | null;
 }
+
+/** The `endTurn` step's input for an outcome (a cancelled or completed turn carries no error). */
+function endTurnInput(context: TurnContext, status: TurnOutput['status']): EndTurnInput {
+  return {
+    turnId: context.turnId,
+    sessionId: context.sessionId,
+    status,
+    usage: context.usage,
+    error: status === 'failed' ? context.lastError : null,
+  };
+}
+
+const END_TURN = { id: 'endTurn', src: 'endTurn' } as const;
+const EMIT_TERMINAL = {
+  type: 'emitTerminal',
+  params: ({ context }: { context: TurnContext }) => ({ turnId: context.turnId, ...outputOf(context) }),
+} as const;
 
 /** Turn machine: see the table in DESIGN.md §3. */
 export const turnMachine = setup({
@@ -247,7 +265,10 @@ export const turnMachine = setup({
             src: 'startTurn',
             input: ({ context }) => ({ turnId: context.turnId, sessionId: context.sessionId }),
             onDone: 'preparing',
-            onError: { target: '#turn.failing', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
+            onError: {
+              target: '#turn.failing',
+              actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+            },
           },
         },
         preparing: {
@@ -262,7 +283,10 @@ export const turnMachine = setup({
               },
               { target: 'requesting' },
             ],
-            onError: { target: '#turn.failing', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
+            onError: {
+              target: '#turn.failing',
+              actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+            },
           },
         },
         compacting: {
@@ -304,7 +328,10 @@ export const turnMachine = setup({
                 target: 'waitingToRetry',
                 actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
               },
-              { target: '#turn.failing', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
+              {
+                target: '#turn.failing',
+                actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+              },
             ],
           },
         },
@@ -370,103 +397,47 @@ export const turnMachine = setup({
                 actions: { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
               },
             ],
-            onError: { target: '#turn.failing', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
+            onError: {
+              target: '#turn.failing',
+              actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+            },
           },
         },
       },
     },
     finishing: {
       invoke: {
-        id: 'endTurn',
-        src: 'endTurn',
-        input: ({ context }) => ({
-          turnId: context.turnId,
-          sessionId: context.sessionId,
-          status: 'completed' as const,
-          usage: context.usage,
-          error: null,
-        }),
+        ...END_TURN,
+        input: ({ context }) => endTurnInput(context, 'completed'),
         onDone: 'completed',
         onError: 'completed',
       },
     },
     cancelling: {
       invoke: {
-        id: 'endTurn',
-        src: 'endTurn',
-        input: ({ context }) => ({
-          turnId: context.turnId,
-          sessionId: context.sessionId,
-          status: 'cancelled' as const,
-          usage: context.usage,
-          error: null,
-        }),
+        ...END_TURN,
+        input: ({ context }) => endTurnInput(context, 'cancelled'),
         onDone: 'cancelled',
         onError: 'cancelled',
       },
     },
     failing: {
       invoke: {
-        id: 'endTurn',
-        src: 'endTurn',
-        input: ({ context }) => ({
-          turnId: context.turnId,
-          sessionId: context.sessionId,
-          status: 'failed' as const,
-          usage: context.usage,
-          error: context.lastError,
-        }),
+        ...END_TURN,
+        input: ({ context }) => endTurnInput(context, 'failed'),
         onDone: 'failed',
         onError: 'failed',
       },
     },
+    // Each final state records its outcome, then emits the turn's one terminal event.
     completed: {
       type: 'final',
-      entry: [
-        { type: 'markOutcome', params: { outcome: 'completed' } },
-        {
-        type: 'emitTerminal',
-        params: ({ context }) => ({
-          turnId: context.turnId,
-          status: 'completed' as const,
-          usage: context.usage,
-          finishReason: context.finishReason,
-          error: null,
-        }),
-      },
-      ],
+      entry: [{ type: 'markOutcome', params: { outcome: 'completed' } }, EMIT_TERMINAL],
     },
     cancelled: {
       type: 'final',
-      entry: [
-        { type: 'markOutcome', params: { outcome: 'cancelled' } },
-        {
-        type: 'emitTerminal',
-        params: ({ context }) => ({
-          turnId: context.turnId,
-          status: 'cancelled' as const,
-          usage: context.usage,
-          finishReason: 'cancelled',
-          error: null,
-        }),
-      },
-      ],
+      entry: [{ type: 'markOutcome', params: { outcome: 'cancelled' } }, EMIT_TERMINAL],
     },
-    failed: {
-      type: 'final',
-      entry: [
-        { type: 'markOutcome', params: { outcome: 'failed' } },
-        {
-        type: 'emitTerminal',
-        params: ({ context }) => ({
-          turnId: context.turnId,
-          status: 'failed' as const,
-          usage: context.usage,
-          finishReason: 'error',
-          error: context.lastError,
-        }),
-      },
-      ],
-    },
+    failed: { type: 'final', entry: [{ type: 'markOutcome', params: { outcome: 'failed' } }, EMIT_TERMINAL] },
   },
 });

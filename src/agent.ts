@@ -45,10 +45,15 @@ export class Agent {
       },
       reportUnowned: (error) => this.#unowned.push(error),
     });
-    this.actor = createActor(logic, services.config.inspect ? { inspect: services.config.inspect } : {}) as AgentActor;
+    this.actor = createActor(
+      logic,
+      services.config.inspect ? { inspect: services.config.inspect } : {},
+    ) as AgentActor;
     // An actor that errors with no error observer rethrows globally; ours never should, but a
     // bug must not crash the host page.
-    this.actor.subscribe({ error: (error) => this.#unowned.push(Errors.provider(String(error), { cause: error })) });
+    this.actor.subscribe({
+      error: (error) => this.#unowned.push(Errors.provider(String(error), { cause: error })),
+    });
     this.actor.start();
   }
 
@@ -86,7 +91,15 @@ export class Agent {
     const modelId = replayed.config?.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
     const sessionConfig = { ...(replayed.config ?? {}), modelId };
-    const rt = new SessionRuntime(id, this.#services, provider, model, sessionConfig, replayed.messages, replayed.turnCount);
+    const rt = new SessionRuntime(
+      id,
+      this.#services,
+      provider,
+      model,
+      sessionConfig,
+      replayed.messages,
+      replayed.turnCount,
+    );
     return this.#open(rt, true, replayed.turnCount);
   }
 

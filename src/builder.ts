@@ -25,9 +25,9 @@ import { parseInput } from './validate.js';
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const ToolShapeSchema = z.object({
-  name: z.string().check(
-    z.regex(TOOL_NAME, 'must be 1–64 characters of a-z, A-Z, 0-9, _ or - (what model APIs accept)'),
-  ),
+  name: z
+    .string()
+    .check(z.regex(TOOL_NAME, 'must be 1–64 characters of a-z, A-Z, 0-9, _ or - (what model APIs accept)')),
   description: z.string(),
   parameters: z.custom<object>(
     (v) => typeof v === 'object' && v !== null && '_zod' in v,
@@ -136,7 +136,8 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     if (this.#memoryStorages.length > 1) throw Errors.storageDuplicate('memory');
     const sessionStorage = this.#sessionStorages[0] ?? null;
     const memoryStorage = this.#memoryStorages[0] ?? null;
-    if (sessionStorage) parseInput(StorageShapeSchema(SESSION_STORAGE_METHODS), sessionStorage, 'sessionStorage');
+    if (sessionStorage)
+      parseInput(StorageShapeSchema(SESSION_STORAGE_METHODS), sessionStorage, 'sessionStorage');
     if (memoryStorage) parseInput(StorageShapeSchema(MEMORY_STORAGE_METHODS), memoryStorage, 'memoryStorage');
 
     const providers = new ProviderRegistry();

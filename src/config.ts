@@ -13,8 +13,7 @@ const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
 export type EnvironmentContext = Record<string, string>;
 /** An environment context, or a function producing one each turn. */
 export type EnvironmentContextSource =
-  | EnvironmentContext
-  | (() => EnvironmentContext | Promise<EnvironmentContext>);
+  EnvironmentContext | (() => EnvironmentContext | Promise<EnvironmentContext>);
 /** XState's `inspect` option: an observer of every inspection event of the actor system. */
 export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
@@ -55,9 +54,7 @@ export const AgentConfigSchema = z.strictObject({
   environmentContext: z.optional(
     z.union([
       EnvironmentContextSchema,
-      z.custom<() => EnvironmentContext | Promise<EnvironmentContext>>(
-        (v) => typeof v === 'function',
-      ),
+      z.custom<() => EnvironmentContext | Promise<EnvironmentContext>>((v) => typeof v === 'function'),
     ]),
   ),
   toolTimeoutMs: z._default(positiveInt(), 120_000),
@@ -67,9 +64,7 @@ export const AgentConfigSchema = z.strictObject({
   memory: z.optional(MemoryConfigSchema),
   retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
   inspect: z.optional(
-    z.custom<InspectionObserver>(
-      (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
-    ),
+    z.custom<InspectionObserver>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null)),
   ),
 });
 

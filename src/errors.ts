@@ -124,7 +124,9 @@ function describeIssue(issue: $ZodIssue): string {
     case 'invalid_format':
       // A custom message (e.g. the rule a name must follow) says more than the format's name.
       if (issue.message && issue.message !== 'Invalid input') return issue.message;
-      return issue.format === 'regex' && 'pattern' in issue ? `must match ${String(issue.pattern)}` : `invalid ${issue.format}`;
+      return issue.format === 'regex' && 'pattern' in issue
+        ? `must match ${String(issue.pattern)}`
+        : `invalid ${issue.format}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_union':
@@ -138,8 +140,7 @@ function describeIssue(issue: $ZodIssue): string {
 
 /** Constructors per code, so call sites stay short. */
 export const Errors = {
-  noModelProvider: () =>
-    new AgentError('NO_MODEL_PROVIDER', 'at least one ModelProvider is required'),
+  noModelProvider: () => new AgentError('NO_MODEL_PROVIDER', 'at least one ModelProvider is required'),
   nameConflict: (kind: string, name: string) =>
     new AgentError('NAME_CONFLICT', `${kind} name '${name}' is duplicated`),
   skillDependencyNotMet: (skill: string, tool: string) =>
@@ -163,24 +164,18 @@ export const Errors = {
   toolNotFound: (name: string) => new AgentError('TOOL_NOT_FOUND', `tool '${name}'`),
   skillNotFound: (name: string) => new AgentError('SKILL_NOT_FOUND', `skill '${name}'`),
   sessionNotFound: (id: string) => new AgentError('SESSION_NOT_FOUND', `session '${id}'`),
-  storage: (message: string, cause?: unknown) =>
-    new AgentError('STORAGE_ERROR', message, { cause }),
-  maxToolCallsExceeded: (limit: number) =>
-    new AgentError('MAX_TOOL_CALLS_EXCEEDED', `limit is ${limit}`),
-  compact: (message: string, cause?: unknown) =>
-    new AgentError('COMPACT_ERROR', message, { cause }),
+  storage: (message: string, cause?: unknown) => new AgentError('STORAGE_ERROR', message, { cause }),
+  maxToolCallsExceeded: (limit: number) => new AgentError('MAX_TOOL_CALLS_EXCEEDED', `limit is ${limit}`),
+  compact: (message: string, cause?: unknown) => new AgentError('COMPACT_ERROR', message, { cause }),
   requestCancelled: () => new AgentError('REQUEST_CANCELLED', 'the request was cancelled'),
-  invalidInput: (message: string, cause?: unknown) =>
-    new AgentError('INVALID_INPUT', message, { cause }),
+  invalidInput: (message: string, cause?: unknown) => new AgentError('INVALID_INPUT', message, { cause }),
   invalidInputFromIssues: (what: string, issues: readonly $ZodIssue[], cause?: unknown) =>
     new AgentError('INVALID_INPUT', `invalid ${what}: ${formatIssues(issues, what)}`, { cause }),
-  requestBlocked: (reason: string) =>
-    new AgentError('REQUEST_BLOCKED', `request blocked by hook: ${reason}`),
+  requestBlocked: (reason: string) => new AgentError('REQUEST_BLOCKED', `request blocked by hook: ${reason}`),
   sessionClosed: () => new AgentError('SESSION_CLOSED', 'the session is closed'),
   hookFailed: (pluginId: string, event: string, cause: unknown) =>
     new AgentError('HOOK_FAILED', `plugin '${pluginId}' ${event} hook: ${describeError(cause)}`, {
       cause,
     }),
-  memoryFailed: (message: string, cause?: unknown) =>
-    new AgentError('MEMORY_FAILED', message, { cause }),
+  memoryFailed: (message: string, cause?: unknown) => new AgentError('MEMORY_FAILED', message, { cause }),
 } as const;

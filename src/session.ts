@@ -107,7 +107,12 @@ export class Session {
       throw Errors.invalidInput('invalid input: the message is empty');
     }
     const snapshot = this.#ref.getSnapshot();
-    if (this.#rt.closing || snapshot.status !== 'active' || snapshot.matches('closing') || snapshot.matches('closed')) {
+    if (
+      this.#rt.closing ||
+      snapshot.status !== 'active' ||
+      snapshot.matches('closing') ||
+      snapshot.matches('closed')
+    ) {
       throw Errors.sessionClosed();
     }
     if (!snapshot.matches('idle')) throw Errors.turnBusy();

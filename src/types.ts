@@ -167,12 +167,7 @@ export const ModelInfoSchema = z.strictObject({
 export type ModelInfo = z.infer<typeof ModelInfoSchema>;
 
 /** Schema of {@link ChatPurpose}. */
-export const ChatPurposeSchema = z.enum([
-  'turn',
-  'compaction',
-  'memory_extraction',
-  'memory_consolidation',
-]);
+export const ChatPurposeSchema = z.enum(['turn', 'compaction', 'memory_extraction', 'memory_consolidation']);
 /** Why the runtime calls the model. */
 export type ChatPurpose = z.infer<typeof ChatPurposeSchema>;
 

@@ -50,12 +50,15 @@ describe('AgentBuilder typestate', () => {
   it('keeps HasProvider through the other register methods, in any order', () => {
     const before = new AgentBuilder(config).registerTool(tool).registerModelProvider(provider);
     expectTypeOf(before).toEqualTypeOf<AgentBuilder<true>>();
-    const after = new AgentBuilder(config).registerModelProvider(provider).registerTool(tool).registerPlugin({
-      id: 'p',
-      displayName: 'P',
-      description: 'd',
-      apply: () => {},
-    });
+    const after = new AgentBuilder(config)
+      .registerModelProvider(provider)
+      .registerTool(tool)
+      .registerPlugin({
+        id: 'p',
+        displayName: 'P',
+        description: 'd',
+        apply: () => {},
+      });
     expectTypeOf(after).toEqualTypeOf<AgentBuilder<true>>();
     expectTypeOf(after.build()).resolves.toEqualTypeOf<Agent>();
   });
@@ -80,14 +83,26 @@ describe('AgentConfig', () => {
     expectTypeOf<ResolvedAgentConfig['retry']['maxRetries']>().toEqualTypeOf<number>();
     expectTypeOf<ResolvedAgentConfig['systemInstructions']>().toEqualTypeOf<string[]>();
     expectTypeOf<ResolvedAgentConfig['memory']>().toEqualTypeOf<
-      { namespace: string; maxItems: number; checkpointInterval: number; extractionModel?: string | undefined } | undefined
+      | {
+          namespace: string;
+          maxItems: number;
+          checkpointInterval: number;
+          extractionModel?: string | undefined;
+        }
+      | undefined
     >();
   });
 
   it('takes a function or an observer as inspect, and a record or a function as environmentContext', () => {
     expectTypeOf({ defaultModel: 'm', inspect: (_e: InspectionEvent) => {} }).toExtend<AgentConfig>();
-    expectTypeOf({ defaultModel: 'm', inspect: { next: (_e: InspectionEvent) => {} } }).toExtend<AgentConfig>();
-    expectTypeOf({ defaultModel: 'm', environmentContext: async () => ({ os: 'linux' }) }).toExtend<AgentConfig>();
+    expectTypeOf({
+      defaultModel: 'm',
+      inspect: { next: (_e: InspectionEvent) => {} },
+    }).toExtend<AgentConfig>();
+    expectTypeOf({
+      defaultModel: 'm',
+      environmentContext: async () => ({ os: 'linux' }),
+    }).toExtend<AgentConfig>();
     expectTypeOf({ defaultModel: 'm', environmentContext: { os: 1 } }).not.toExtend<AgentConfig>();
   });
 });
@@ -152,7 +167,12 @@ describe('defineTool', () => {
   });
 
   it('is assignable to the untyped ToolHandler that registerTool takes', () => {
-    const typed = defineTool({ name: 't', description: 'd', parameters: z.object({ a: z.string() }), execute: () => '' });
+    const typed = defineTool({
+      name: 't',
+      description: 'd',
+      parameters: z.object({ a: z.string() }),
+      execute: () => '',
+    });
     expectTypeOf(typed).toExtend<ToolHandler>();
     expectTypeOf(new AgentBuilder(config).registerModelProvider(provider).registerTool(typed)).toEqualTypeOf<
       AgentBuilder<true>
@@ -179,7 +199,10 @@ describe('PluginContext.tap', () => {
       expectTypeOf(payload.event).toEqualTypeOf<'pre_request'>();
       expectTypeOf(payload.data.request).toEqualTypeOf<ChatRequest>();
       expectTypeOf(payload.data.attempt).toEqualTypeOf<number>();
-      return HookResult.continueWith({ ...payload.data, request: { ...payload.data.request, model: 'other' } });
+      return HookResult.continueWith({
+        ...payload.data,
+        request: { ...payload.data.request, model: 'other' },
+      });
     });
   });
 

@@ -48,7 +48,9 @@ function provider(id: string, modelIds: string[] = [`${id}-model`]): ModelProvid
 
 /** A builder with one provider serving `m1` and `m2`, and `config` (default model `m1`). */
 function builderWith(config: Partial<AgentConfig> = {}): AgentBuilder<true> {
-  return new AgentBuilder({ defaultModel: 'm1', ...config }).registerModelProvider(provider('p1', ['m1', 'm2']));
+  return new AgentBuilder({ defaultModel: 'm1', ...config }).registerModelProvider(
+    provider('p1', ['m1', 'm2']),
+  );
 }
 
 function tool(name: string, parameters: ToolHandler['parameters'] = zm.object({})): ToolHandler {
@@ -56,7 +58,12 @@ function tool(name: string, parameters: ToolHandler['parameters'] = zm.object({}
 }
 
 function skill(name: string, requiredTools?: string[]): SkillDefinition {
-  return { name, description: `skill ${name}`, prompt: `do ${name}`, ...(requiredTools ? { requiredTools } : {}) };
+  return {
+    name,
+    description: `skill ${name}`,
+    prompt: `do ${name}`,
+    ...(requiredTools ? { requiredTools } : {}),
+  };
 }
 
 /** A plugin that records its lifecycle (`initialize:id`, `apply:id`, `shutdown:id`) into `log`. */
@@ -108,7 +115,9 @@ async function expectRejection(builder: AgentBuilder<true>, code: AgentErrorCode
 describe('build() without a model provider', () => {
   it('rejects NO_MODEL_PROVIDER when a JS caller reaches build() on a builder with none', async () => {
     // The typestate forbids this call at compile time (builder.test-d.ts); a JS caller can still make it.
-    const untyped = new AgentBuilder({ defaultModel: 'm1' }).registerTool(tool('t')) as unknown as AgentBuilder<true>;
+    const untyped = new AgentBuilder({ defaultModel: 'm1' }).registerTool(
+      tool('t'),
+    ) as unknown as AgentBuilder<true>;
     await expectRejection(untyped, 'NO_MODEL_PROVIDER', 'ModelProvider');
   });
 });
@@ -118,10 +127,22 @@ describe('build() validates the config', () => {
   const cases: [string, unknown, string[]][] = [
     ['a missing defaultModel', {}, ['config.defaultModel']],
     ['an empty defaultModel', { defaultModel: '' }, ['config.defaultModel']],
-    ['a negative retry count', { defaultModel: 'm1', retry: { maxRetries: -1 } }, ['config.retry.maxRetries']],
-    ['a fractional retry count', { defaultModel: 'm1', retry: { maxRetries: 1.5 } }, ['config.retry.maxRetries']],
+    [
+      'a negative retry count',
+      { defaultModel: 'm1', retry: { maxRetries: -1 } },
+      ['config.retry.maxRetries'],
+    ],
+    [
+      'a fractional retry count',
+      { defaultModel: 'm1', retry: { maxRetries: 1.5 } },
+      ['config.retry.maxRetries'],
+    ],
     ['a string timeout', { defaultModel: 'm1', toolTimeoutMs: '1000' }, ['config.toolTimeoutMs']],
-    ['a zero tool-call limit', { defaultModel: 'm1', maxToolCallsPerTurn: 0 }, ['config.maxToolCallsPerTurn']],
+    [
+      'a zero tool-call limit',
+      { defaultModel: 'm1', maxToolCallsPerTurn: 0 },
+      ['config.maxToolCallsPerTurn'],
+    ],
     [
       'a threshold ratio above 1',
       { defaultModel: 'm1', compaction: { thresholdRatio: 1.5 } },
@@ -133,9 +154,17 @@ describe('build() validates the config', () => {
       { defaultModel: 'm1', systemInstructions: ['ok', 3] },
       ['config.systemInstructions.1'],
     ],
-    ['a non-string environment value', { defaultModel: 'm1', environmentContext: { os: 1 } }, ['config.environmentContext']],
+    [
+      'a non-string environment value',
+      { defaultModel: 'm1', environmentContext: { os: 1 } },
+      ['config.environmentContext'],
+    ],
     ['an unknown top-level key', { defaultModel: 'm1', temperature: 0.2 }, ['config', "'temperature'"]],
-    ['an unknown nested key', { defaultModel: 'm1', compaction: { enabeld: false } }, ['config.compaction', "'enabeld'"]],
+    [
+      'an unknown nested key',
+      { defaultModel: 'm1', compaction: { enabeld: false } },
+      ['config.compaction', "'enabeld'"],
+    ],
     ['a config that is not an object', 'gpt-4o', ['config']],
   ];
   for (const [what, config, named] of cases) {
@@ -148,7 +177,10 @@ describe('build() validates the config', () => {
 
 describe('build() rejects duplicate names with NAME_CONFLICT', () => {
   it('names a tool registered twice', async () => {
-    const builder = builderWith().registerTool(tool('search')).registerTool(tool('fetch')).registerTool(tool('search'));
+    const builder = builderWith()
+      .registerTool(tool('search'))
+      .registerTool(tool('fetch'))
+      .registerTool(tool('search'));
     await expectRejection(builder, 'NAME_CONFLICT', 'tool', "'search'");
   });
 
@@ -179,7 +211,9 @@ describe('build() rejects duplicate names with NAME_CONFLICT', () => {
   });
 
   it('names a model id listed twice by one provider', async () => {
-    const builder = new AgentBuilder({ defaultModel: 'm1' }).registerModelProvider(provider('p', ['m1', 'm1']));
+    const builder = new AgentBuilder({ defaultModel: 'm1' }).registerModelProvider(
+      provider('p', ['m1', 'm1']),
+    );
     await expectRejection(builder, 'NAME_CONFLICT', "'m1'");
   });
 });
@@ -200,7 +234,11 @@ describe('build() checks tool names against what OpenAI accepts (^[a-zA-Z0-9_-]{
   }
 
   it('accepts letters, digits, `_` and `-` up to 64 characters', async () => {
-    await expectBuilds(builderWith().registerTool(tool('a'.repeat(64))).registerTool(tool('Get_Weather-2')));
+    await expectBuilds(
+      builderWith()
+        .registerTool(tool('a'.repeat(64)))
+        .registerTool(tool('Get_Weather-2')),
+    );
   });
 });
 
@@ -221,17 +259,25 @@ describe('build() checks that tool schemas can be sent to a model as JSON Schema
 
   it('accepts a transform: the model writes its input side, which JSON Schema expresses', async () => {
     const parameters = z.object({ count: z.string().transform((s) => Number(s)) });
-    await expectBuilds(builderWith().registerTool(defineTool({ name: 'count', description: 'd', parameters, execute: () => 'ok' })));
+    await expectBuilds(
+      builderWith().registerTool(
+        defineTool({ name: 'count', description: 'd', parameters, execute: () => 'ok' }),
+      ),
+    );
   });
 
   it('rejects INVALID_INPUT naming the field when parameters is not a zod schema', async () => {
     const notZod = { type: 'object', properties: {} } as unknown as ToolHandler['parameters'];
-    await expectRejection(builderWith().registerTool(tool('raw', notZod)), 'INVALID_INPUT', 'tools[0].parameters');
+    await expectRejection(
+      builderWith().registerTool(tool('raw', notZod)),
+      'INVALID_INPUT',
+      'tools[0].parameters',
+    );
   });
 });
 
 describe('build() checks skills', () => {
-  it("rejects SKILL_DEPENDENCY_NOT_MET naming the skill and the missing tool", async () => {
+  it('rejects SKILL_DEPENDENCY_NOT_MET naming the skill and the missing tool', async () => {
     const builder = builderWith()
       .registerTool(tool('read_file'))
       .registerSkill(skill('refactor', ['read_file', 'write_file']));
@@ -239,11 +285,19 @@ describe('build() checks skills', () => {
   });
 
   it('accepts a skill whose required tools are registered (in any order)', async () => {
-    await expectBuilds(builderWith().registerSkill(skill('refactor', ['read_file'])).registerTool(tool('read_file')));
+    await expectBuilds(
+      builderWith()
+        .registerSkill(skill('refactor', ['read_file']))
+        .registerTool(tool('read_file')),
+    );
   });
 
   it('rejects INVALID_INPUT naming the field for a skill name that `/name` cannot invoke', async () => {
-    await expectRejection(builderWith().registerSkill(skill('code review')), 'INVALID_INPUT', 'skills[0].name');
+    await expectRejection(
+      builderWith().registerSkill(skill('code review')),
+      'INVALID_INPUT',
+      'skills[0].name',
+    );
   });
 });
 
@@ -261,13 +315,21 @@ describe('build() checks models', () => {
   });
 
   it('rejects INVALID_INPUT naming the field of a malformed model info', async () => {
-    const broken = { ...provider('p'), models: [{ id: 'm1', displayName: 'M1' }] } as unknown as ModelProvider;
-    await expectRejection(new AgentBuilder({ defaultModel: 'm1' }).registerModelProvider(broken), 'INVALID_INPUT', 'provider.models.0.contextWindow');
+    const broken = {
+      ...provider('p'),
+      models: [{ id: 'm1', displayName: 'M1' }],
+    } as unknown as ModelProvider;
+    await expectRejection(
+      new AgentBuilder({ defaultModel: 'm1' }).registerModelProvider(broken),
+      'INVALID_INPUT',
+      'provider.models.0.contextWindow',
+    );
   });
 
   it('rejects MODEL_NOT_SUPPORTED naming a memory extraction model no provider serves', async () => {
-    const builder = builderWith({ memory: { namespace: 'user', extractionModel: 'tiny-model' } })
-      .registerMemoryStorage(new InMemoryMemoryStorage());
+    const builder = builderWith({
+      memory: { namespace: 'user', extractionModel: 'tiny-model' },
+    }).registerMemoryStorage(new InMemoryMemoryStorage());
     await expectRejection(builder, 'MODEL_NOT_SUPPORTED', "'tiny-model'");
   });
 });
@@ -288,12 +350,22 @@ describe('build() checks storages', () => {
   });
 
   it('rejects INVALID_INPUT naming config.memory when no MemoryStorage is registered', async () => {
-    await expectRejection(builderWith({ memory: { namespace: 'user' } }), 'INVALID_INPUT', 'config.memory', 'MemoryStorage');
+    await expectRejection(
+      builderWith({ memory: { namespace: 'user' } }),
+      'INVALID_INPUT',
+      'config.memory',
+      'MemoryStorage',
+    );
   });
 
   it('rejects INVALID_INPUT naming the missing method of a malformed session storage', async () => {
     const broken = { saveEvent: async () => {} } as unknown as InMemorySessionStorage;
-    await expectRejection(builderWith().registerSessionStorage(broken), 'INVALID_INPUT', 'sessionStorage', 'loadSession');
+    await expectRejection(
+      builderWith().registerSessionStorage(broken),
+      'INVALID_INPUT',
+      'sessionStorage',
+      'loadSession',
+    );
   });
 });
 
@@ -313,7 +385,9 @@ describe('build() initializes plugins', () => {
   });
 
   it('names a plugin whose initialize rejects asynchronously', async () => {
-    const builder = builderWith().registerPlugin(plugin('slow', [], { initialize: async () => Promise.reject(new Error('no db')) }));
+    const builder = builderWith().registerPlugin(
+      plugin('slow', [], { initialize: async () => Promise.reject(new Error('no db')) }),
+    );
     await expectRejection(builder, 'PLUGIN_INIT_FAILED', "'slow'", 'no db');
   });
 
@@ -374,8 +448,15 @@ describe('build() initializes plugins', () => {
 describe('build() never throws synchronously', () => {
   const failing: [string, () => AgentBuilder<true>][] = [
     ['no provider', () => new AgentBuilder({ defaultModel: 'm1' }) as unknown as AgentBuilder<true>],
-    ['an undefined config', () => new AgentBuilder(undefined as unknown as AgentConfig).registerModelProvider(provider('p', ['m1']))],
-    ['a null provider', () => new AgentBuilder({ defaultModel: 'm1' }).registerModelProvider(null as unknown as ModelProvider)],
+    [
+      'an undefined config',
+      () =>
+        new AgentBuilder(undefined as unknown as AgentConfig).registerModelProvider(provider('p', ['m1'])),
+    ],
+    [
+      'a null provider',
+      () => new AgentBuilder({ defaultModel: 'm1' }).registerModelProvider(null as unknown as ModelProvider),
+    ],
     ['a null tool', () => builderWith().registerTool(null as unknown as ToolHandler)],
     ['a null skill', () => builderWith().registerSkill(null as unknown as SkillDefinition)],
     ['a null plugin', () => builderWith().registerPlugin(null as unknown as Plugin)],
@@ -405,7 +486,9 @@ describe('build() never throws synchronously', () => {
 describe('a successful build', () => {
   it('returns an Agent whose newSession() opens a session that runs a turn', async () => {
     const scripted = new ScriptedModelProvider({ script: [reply.text('Hello back')] });
-    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id }).registerModelProvider(scripted).build();
+    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
+      .registerModelProvider(scripted)
+      .build();
     const session = await agent.newSession();
     expect(session.id).toEqual(expect.any(String));
 
@@ -424,7 +507,10 @@ describe('a successful build', () => {
 
   it("gives config.inspect to the root actor, so it sees the Agent machine and the session's machine", async () => {
     const inspected: InspectionEvent[] = [];
-    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, inspect: (event) => inspected.push(event) })
+    const agent = await new AgentBuilder({
+      defaultModel: SCRIPTED_MODEL.id,
+      inspect: (event) => inspected.push(event),
+    })
       .registerModelProvider(new ScriptedModelProvider())
       .build();
     const session = await agent.newSession();
@@ -444,7 +530,14 @@ describe('a successful build', () => {
       memory: { namespace: 'user', extractionModel: SCRIPTED_MODEL.id },
     })
       .registerModelProvider(new ScriptedModelProvider())
-      .registerTool(defineTool({ name: 'lookup', description: 'd', parameters: z.object({ q: z.string() }), execute: () => 'ok' }))
+      .registerTool(
+        defineTool({
+          name: 'lookup',
+          description: 'd',
+          parameters: z.object({ q: z.string() }),
+          execute: () => 'ok',
+        }),
+      )
       .registerSkill(skill('research', ['lookup']))
       .registerPlugin(plugin('audit', log))
       .registerSessionStorage(new InMemorySessionStorage())

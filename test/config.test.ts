@@ -38,7 +38,10 @@ function resolve(config: AgentConfig): ResolvedAgentConfig {
 
 describe('AgentConfigSchema defaults', () => {
   it('fill every default of DESIGN.md §4.1 for a config with only defaultModel, and add nothing else', () => {
-    expect(resolve({ defaultModel: 'gpt-4o-mini' })).toStrictEqual({ defaultModel: 'gpt-4o-mini', ...DESIGN_DEFAULTS });
+    expect(resolve({ defaultModel: 'gpt-4o-mini' })).toStrictEqual({
+      defaultModel: 'gpt-4o-mini',
+      ...DESIGN_DEFAULTS,
+    });
   });
 
   it('leave the optional sections without defaults absent (personality, environment, memory, inspect)', () => {
@@ -132,12 +135,16 @@ describe('AgentConfigSchema environmentContext', () => {
 
   it('accepts a function and keeps that very function, to be called each turn', () => {
     const environment = () => ({ time: new Date(0).toISOString() });
-    expect(resolve({ defaultModel: 'm', environmentContext: environment }).environmentContext).toBe(environment);
+    expect(resolve({ defaultModel: 'm', environmentContext: environment }).environmentContext).toBe(
+      environment,
+    );
   });
 
   it('accepts an async function', () => {
     const environment = async () => ({ battery: '80%' });
-    expect(resolve({ defaultModel: 'm', environmentContext: environment }).environmentContext).toBe(environment);
+    expect(resolve({ defaultModel: 'm', environmentContext: environment }).environmentContext).toBe(
+      environment,
+    );
   });
 
   it.each<[string, unknown]>([

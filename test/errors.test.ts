@@ -24,7 +24,11 @@ const cause = new Error('root cause');
  */
 const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSource; says: string[] }> = {
   NO_MODEL_PROVIDER: { make: () => Errors.noModelProvider(), source: 'agent', says: ['ModelProvider'] },
-  NAME_CONFLICT: { make: () => Errors.nameConflict('tool', 'search'), source: 'agent', says: ['tool', "'search'"] },
+  NAME_CONFLICT: {
+    make: () => Errors.nameConflict('tool', 'search'),
+    source: 'agent',
+    says: ['tool', "'search'"],
+  },
   SKILL_DEPENDENCY_NOT_MET: {
     make: () => Errors.skillDependencyNotMet('refactor', 'write_file'),
     source: 'agent',
@@ -35,8 +39,16 @@ const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSour
     source: 'plugin',
     says: ["'audit'", 'root cause'],
   },
-  STORAGE_DUPLICATE: { make: () => Errors.storageDuplicate('memory'), source: 'storage', says: ['memory storage'] },
-  INVALID_DEFAULT_MODEL: { make: () => Errors.invalidDefaultModel('gpt-5'), source: 'agent', says: ["'gpt-5'"] },
+  STORAGE_DUPLICATE: {
+    make: () => Errors.storageDuplicate('memory'),
+    source: 'storage',
+    says: ['memory storage'],
+  },
+  INVALID_DEFAULT_MODEL: {
+    make: () => Errors.invalidDefaultModel('gpt-5'),
+    source: 'agent',
+    says: ["'gpt-5'"],
+  },
   SESSION_BUSY: { make: () => Errors.sessionBusy(), source: 'agent', says: ['session'] },
   TURN_BUSY: { make: () => Errors.turnBusy(), source: 'agent', says: ['turn'] },
   MODEL_NOT_SUPPORTED: { make: () => Errors.modelNotSupported('tiny'), source: 'agent', says: ["'tiny'"] },
@@ -50,11 +62,23 @@ const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSour
   TOOL_NOT_FOUND: { make: () => Errors.toolNotFound('ghost'), source: 'tool', says: ["'ghost'"] },
   SKILL_NOT_FOUND: { make: () => Errors.skillNotFound('ghost'), source: 'agent', says: ["'ghost'"] },
   SESSION_NOT_FOUND: { make: () => Errors.sessionNotFound('s-42'), source: 'agent', says: ["'s-42'"] },
-  STORAGE_ERROR: { make: () => Errors.storage('quota exceeded', cause), source: 'storage', says: ['quota exceeded'] },
+  STORAGE_ERROR: {
+    make: () => Errors.storage('quota exceeded', cause),
+    source: 'storage',
+    says: ['quota exceeded'],
+  },
   MAX_TOOL_CALLS_EXCEEDED: { make: () => Errors.maxToolCallsExceeded(50), source: 'agent', says: ['50'] },
-  COMPACT_ERROR: { make: () => Errors.compact('summary too long', cause), source: 'agent', says: ['summary too long'] },
+  COMPACT_ERROR: {
+    make: () => Errors.compact('summary too long', cause),
+    source: 'agent',
+    says: ['summary too long'],
+  },
   REQUEST_CANCELLED: { make: () => Errors.requestCancelled(), source: 'agent', says: ['cancelled'] },
-  INVALID_INPUT: { make: () => Errors.invalidInput('input: the message is empty'), source: 'agent', says: ['empty'] },
+  INVALID_INPUT: {
+    make: () => Errors.invalidInput('input: the message is empty'),
+    source: 'agent',
+    says: ['empty'],
+  },
   REQUEST_BLOCKED: { make: () => Errors.requestBlocked('offline'), source: 'agent', says: ['offline'] },
   SESSION_CLOSED: { make: () => Errors.sessionClosed(), source: 'agent', says: ['closed'] },
   HOOK_FAILED: {
@@ -112,7 +136,9 @@ describe('every error code', () => {
 
 describe('AgentError messages', () => {
   it('are not prefixed twice when the message already starts with the code', () => {
-    expect(new AgentError('TURN_BUSY', '[TURN_BUSY] already running').message).toBe('[TURN_BUSY] already running');
+    expect(new AgentError('TURN_BUSY', '[TURN_BUSY] already running').message).toBe(
+      '[TURN_BUSY] already running',
+    );
   });
 
   it("are prefixed when the message starts with another code's prefix", () => {
@@ -120,7 +146,9 @@ describe('AgentError messages', () => {
   });
 
   it('show the prefix in String(error), as a console would', () => {
-    expect(String(Errors.turnBusy())).toBe('AgentError: [TURN_BUSY] a turn is already running in this session');
+    expect(String(Errors.turnBusy())).toBe(
+      'AgentError: [TURN_BUSY] a turn is already running in this session',
+    );
   });
 });
 
@@ -136,7 +164,12 @@ describe('AgentError options', () => {
 
   it('Errors.provider passes retryable and retryAfterMs through, and its source stays provider', () => {
     const error = Errors.provider('429 rate limited', { retryable: true, retryAfterMs: 1_500, cause });
-    expect(error).toMatchObject({ code: 'PROVIDER_ERROR', retryable: true, retryAfterMs: 1_500, source: 'provider' });
+    expect(error).toMatchObject({
+      code: 'PROVIDER_ERROR',
+      retryable: true,
+      retryAfterMs: 1_500,
+      source: 'provider',
+    });
     expect(error.cause).toBe(cause);
   });
 
@@ -259,7 +292,12 @@ describe('formatIssues', () => {
     ['a multiple', z.number().check(z.multipleOf(5)), 4, 'v: must be a multiple of 5'],
     ['an enum', z.enum(['a', 'b']), 'c', 'v: expected one of "a", "b"'],
     ['a union', z.union([z.string(), z.number()]), true, 'v: matches none of the allowed shapes'],
-    ['an unknown discriminator', MessageSchema, { type: 'nope' }, 'v.type: matches none of the allowed shapes'],
+    [
+      'an unknown discriminator',
+      MessageSchema,
+      { type: 'nope' },
+      'v.type: matches none of the allowed shapes',
+    ],
     ['a refinement', z.string().check(z.refine(() => false, 'must be a city')), 'x', 'v: must be a city'],
   ])('describes %s', (_what, schema, value, expected) => {
     expect(formatIssues(issuesOf(schema, value), 'v')).toBe(expected);

@@ -48,7 +48,12 @@ describe('HookRegistry.dispatch', () => {
     hooks.tap('session_end', 'b', 'config-b', (payload) => void payloads.push(payload));
     await hooks.dispatch('session_end', { sessionId: 's', turnId: null }, { reason: 'close', turnCount: 3 });
     expect(payloads).toEqual([
-      expect.objectContaining({ event: 'session_end', sessionId: 's', turnId: null, pluginConfig: { level: 1 } }),
+      expect.objectContaining({
+        event: 'session_end',
+        sessionId: 's',
+        turnId: null,
+        pluginConfig: { level: 1 },
+      }),
       expect.objectContaining({ pluginConfig: 'config-b', data: { reason: 'close', turnCount: 3 } }),
     ]);
     const timestamp = (payloads[0] as { timestamp: string }).timestamp;
@@ -75,14 +80,20 @@ describe('HookRegistry.dispatch', () => {
 
   it('reports a return value that is not a HookResult and treats it as continue', async () => {
     const hooks = registry();
-    hooks.tap('turn_start', 'confused', null, (() => ({ type: 'stop' })) as unknown as HookHandler<'turn_start'>);
-    hooks.tap('turn_start', 'abort-without-reason', null, (() => ({ type: 'abort' })) as unknown as HookHandler<'turn_start'>);
+    hooks.tap('turn_start', 'confused', null, (() => ({
+      type: 'stop',
+    })) as unknown as HookHandler<'turn_start'>);
+    hooks.tap('turn_start', 'abort-without-reason', null, (() => ({
+      type: 'abort',
+    })) as unknown as HookHandler<'turn_start'>);
     hooks.tap('turn_start', 'good', null, () => HookResult.continueWith(['ok']));
     const outcome = await hooks.dispatch('turn_start', ctx, []);
     expect(outcome.data).toEqual(['ok']);
     expect(outcome.aborted).toBeNull();
     expect(outcome.failures).toHaveLength(2);
-    expect(outcome.failures[0]!.message).toContain("plugin 'confused' turn_start hook: returned something that is not a HookResult");
+    expect(outcome.failures[0]!.message).toContain(
+      "plugin 'confused' turn_start hook: returned something that is not a HookResult",
+    );
   });
 
   it('bounds a handler that never settles by the hook timeout, then goes on', async () => {
@@ -95,7 +106,9 @@ describe('HookRegistry.dispatch', () => {
     const outcome = await hooks.dispatch('on_error', ctx, { error: new AgentError('PROVIDER_ERROR', 'x') });
     expect(nextRan).toBe(true);
     expect(outcome.failures).toHaveLength(1);
-    expect(outcome.failures[0]!.message).toBe("[HOOK_FAILED] plugin 'stuck' on_error hook: did not settle within 25ms");
+    expect(outcome.failures[0]!.message).toBe(
+      "[HOOK_FAILED] plugin 'stuck' on_error hook: did not settle within 25ms",
+    );
   });
 
   it('rejects continue_with data of the wrong shape (reported) and keeps the previous data', async () => {
@@ -106,14 +119,20 @@ describe('HookRegistry.dispatch', () => {
     expect(outcome.data).toEqual(['original']);
     expect(outcome.failures.map((f) => f.message)).toEqual([
       expect.stringContaining("plugin 'wrong' turn_start hook: continue_with data has the wrong shape"),
-      expect.stringContaining("plugin 'numbers' turn_start hook: continue_with data has the wrong shape (data.0: expected string"),
+      expect.stringContaining(
+        "plugin 'numbers' turn_start hook: continue_with data has the wrong shape (data.0: expected string",
+      ),
     ]);
   });
 
   it('checks that tool and request replacements keep their shape', async () => {
     const hooks = registry();
     hooks.tap('before_tool_use', 'drops-name', null, () => HookResult.continueWith({ arguments: {} }));
-    const tool = await hooks.dispatch('before_tool_use', ctx, { callId: 'c', toolName: 't', arguments: { a: 1 } });
+    const tool = await hooks.dispatch('before_tool_use', ctx, {
+      callId: 'c',
+      toolName: 't',
+      arguments: { a: 1 },
+    });
     expect(tool.data).toEqual({ callId: 'c', toolName: 't', arguments: { a: 1 } });
     expect(tool.failures).toHaveLength(1);
 
@@ -127,13 +146,20 @@ describe('HookRegistry.dispatch', () => {
     const pre = await hooks.dispatch('pre_request', ctx, { request, attempt: 1 });
     expect(pre.data.request.model).toBe('cheaper');
     expect(pre.data.request.messages).toEqual([]);
-    expect(pre.failures.map((f) => f.message)).toEqual([expect.stringContaining("plugin 'breaks' pre_request hook")]);
+    expect(pre.failures.map((f) => f.message)).toEqual([
+      expect.stringContaining("plugin 'breaks' pre_request hook"),
+    ]);
   });
 
   it('ignores continue_with on events whose table says "ignored" (data unchanged, nothing reported)', async () => {
     const hooks = registry();
     hooks.tap('post_request', 'p', null, () => HookResult.continueWith({ anything: true }));
-    const data: HookDataMap['post_request'] = { usage: null, finishReason: 'stop', durationMs: 3, attempt: 1 };
+    const data: HookDataMap['post_request'] = {
+      usage: null,
+      finishReason: 'stop',
+      durationMs: 3,
+      attempt: 1,
+    };
     const outcome = await hooks.dispatch('post_request', ctx, data);
     expect(outcome).toEqual({ data, aborted: null, failures: [] });
   });
@@ -153,12 +179,20 @@ describe('HookRegistry.dispatch', () => {
   it('rejects a tap with an unknown event, an empty plugin id or a non-function (INVALID_INPUT)', () => {
     const hooks = registry();
     const tap = hooks.tap.bind(hooks) as (e: unknown, id: unknown, c: unknown, h: unknown) => void;
-    expect(() => tap('before_everything', 'p', null, () => {})).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
-    expect(() => tap('turn_start', '', null, () => {})).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
-    expect(() => tap('turn_start', 'p', null, 'handler')).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => tap('before_everything', 'p', null, () => {})).toThrow(
+      expect.objectContaining({ code: 'INVALID_INPUT' }),
+    );
+    expect(() => tap('turn_start', '', null, () => {})).toThrow(
+      expect.objectContaining({ code: 'INVALID_INPUT' }),
+    );
+    expect(() => tap('turn_start', 'p', null, 'handler')).toThrow(
+      expect.objectContaining({ code: 'INVALID_INPUT' }),
+    );
   });
 
   it('rejects a non-positive timeout (INVALID_INPUT)', () => {
-    expect(() => new HookRegistry({ timeoutMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => new HookRegistry({ timeoutMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_INPUT' }),
+    );
   });
 });

@@ -64,7 +64,10 @@ describe('PluginManager.initialize', () => {
     ]);
     const hooks = new HookRegistry({ timeoutMs: 1_000 });
     const error = await manager.initialize(hooks).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'PLUGIN_INIT_FAILED', message: "[PLUGIN_INIT_FAILED] plugin 'c': no API key" });
+    expect(error).toMatchObject({
+      code: 'PLUGIN_INIT_FAILED',
+      message: "[PLUGIN_INIT_FAILED] plugin 'c': no API key",
+    });
     expect(log).toEqual(['initialize:a:null', 'initialize:b:null', 'shutdown:b', 'shutdown:a']);
     expect(hooks.has('turn_start')).toBe(false);
     expect(await manager.shutdown()).toEqual([]); // nothing left to shut down
@@ -98,7 +101,12 @@ describe('PluginManager.initialize', () => {
   it('fails a plugin that taps an unknown event', async () => {
     const manager = new PluginManager([
       {
-        plugin: { id: 'typo', displayName: '', description: '', apply: (c) => c.tap('turnstart' as 'turn_start', () => {}) },
+        plugin: {
+          id: 'typo',
+          displayName: '',
+          description: '',
+          apply: (c) => c.tap('turnstart' as 'turn_start', () => {}),
+        },
         config: null,
       },
     ]);
@@ -110,11 +118,16 @@ describe('PluginManager.initialize', () => {
   it('refuses taps after apply has returned', async () => {
     let saved: PluginContext | undefined;
     const manager = new PluginManager([
-      { plugin: { id: 'late', displayName: '', description: '', apply: (c) => void (saved = c) }, config: null },
+      {
+        plugin: { id: 'late', displayName: '', description: '', apply: (c) => void (saved = c) },
+        config: null,
+      },
     ]);
     const hooks = new HookRegistry({ timeoutMs: 1_000 });
     await manager.initialize(hooks);
-    expect(() => saved!.tap('turn_end', () => {})).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => saved!.tap('turn_end', () => {})).toThrow(
+      expect.objectContaining({ code: 'INVALID_INPUT' }),
+    );
     expect(hooks.has('turn_end')).toBe(false);
   });
 

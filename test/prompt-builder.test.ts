@@ -90,9 +90,9 @@ describe('prompt order', () => {
   });
 
   it('appends the override after the instructions, also when there are none', () => {
-    expect(buildStable({ systemInstructions: ['A.'], systemPromptOverride: 'B.', skills: [], plugins: [] })).toBe(
-      '<system_instructions>\nA.\n\nB.\n</system_instructions>',
-    );
+    expect(
+      buildStable({ systemInstructions: ['A.'], systemPromptOverride: 'B.', skills: [], plugins: [] }),
+    ).toBe('<system_instructions>\nA.\n\nB.\n</system_instructions>');
     expect(buildStable({ systemInstructions: [], systemPromptOverride: 'B.', skills: [], plugins: [] })).toBe(
       '<system_instructions>\nB.\n</system_instructions>',
     );
@@ -173,7 +173,12 @@ describe('templates', () => {
   });
 
   it('has every fixed text non-empty', () => {
-    for (const text of [COMPACTION_PROMPT, COMPACTION_SUMMARY_PREFIX, INTERRUPTED_MESSAGE_NOTE, MEMORY_INSTRUCTIONS]) {
+    for (const text of [
+      COMPACTION_PROMPT,
+      COMPACTION_SUMMARY_PREFIX,
+      INTERRUPTED_MESSAGE_NOTE,
+      MEMORY_INSTRUCTIONS,
+    ]) {
       expect(text.trim().length).toBeGreaterThan(20);
     }
   });

@@ -18,7 +18,10 @@ describe('README: core services', () => {
       execute: async ({ arguments: { text } }) => ({ content: `saved ${text.length} characters` }),
     });
     const provider = new ScriptedModelProvider({
-      script: [reply.toolCalls([{ name: 'save_note', arguments: { text: 'buy milk' } }]), reply.text('Saved.')],
+      script: [
+        reply.toolCalls([{ name: 'save_note', arguments: { text: 'buy milk' } }]),
+        reply.text('Saved.'),
+      ],
     });
     const agent = await new AgentBuilder({ defaultModel: 'scripted-model', toolTimeoutMs: 30_000 })
       .registerModelProvider(provider)
@@ -30,7 +33,9 @@ describe('README: core services', () => {
       if (payload.type === 'tool_call_end') ends.push(payload);
     });
     expect((await turn.result).status).toBe('completed');
-    expect(ends).toMatchObject([{ toolName: 'save_note', success: true, output: { content: 'saved 8 characters' } }]);
+    expect(ends).toMatchObject([
+      { toolName: 'save_note', success: true, output: { content: 'saved 8 characters' } },
+    ]);
     await agent.shutdown();
   });
 
@@ -61,7 +66,10 @@ describe('README: core services', () => {
       },
     });
     const provider = new ScriptedModelProvider({
-      script: [reply.toolCalls([{ name: 'delete_file', arguments: { path: '/etc' }, callId: 'c1' }]), reply.text('OK.')],
+      script: [
+        reply.toolCalls([{ name: 'delete_file', arguments: { path: '/etc' }, callId: 'c1' }]),
+        reply.text('OK.'),
+      ],
     });
     const agent = await new AgentBuilder({ defaultModel: 'scripted-model' })
       .registerModelProvider(provider)
@@ -94,7 +102,9 @@ describe('README: core services', () => {
       })
       .build();
     const session = await agent.newSession();
-    await (await session.sendMessage('/review function add(a, b) { return a - b }')).result;
+    await (
+      await session.sendMessage('/review function add(a, b) { return a - b }')
+    ).result;
     expect(session.messages.slice(0, 2)).toEqual([
       {
         type: 'system',

@@ -14,7 +14,13 @@ import * as typesModule from '../src/types.js';
 
 const TS = '2025-03-01T12:00:00.000Z';
 const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
-const fullUsage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 4, reasoningTokens: 2, totalTokens: 15 };
+const fullUsage = {
+  inputTokens: 10,
+  outputTokens: 5,
+  cachedInputTokens: 4,
+  reasoningTokens: 2,
+  totalTokens: 15,
+};
 const text = { type: 'text', text: 'hi' };
 const image = { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' };
 const model = {
@@ -33,11 +39,36 @@ const summary = {
   turnCount: 2,
   eventCount: 9,
 };
-const errorData = { code: 'PROVIDER_ERROR', message: '[PROVIDER_ERROR] 503', retryable: true, source: 'provider' };
+const errorData = {
+  code: 'PROVIDER_ERROR',
+  message: '[PROVIDER_ERROR] 503',
+  retryable: true,
+  source: 'provider',
+};
 const memory = { id: 'm1', namespace: 'user', content: 'likes tea', createdAt: TS, updatedAt: TS };
-const toolEnd = { type: 'tool_call_end', callId: 'c', toolName: 't', output: { content: 'ok' }, durationMs: 0, success: true };
-const agentEvent = { sessionId: 's', turnId: 't', timestamp: TS, sequence: 1, payload: { type: 'turn_cancelled' } };
-const hookPayload = { event: 'turn_end', sessionId: 's', turnId: null, pluginConfig: null, data: null, timestamp: TS };
+const toolEnd = {
+  type: 'tool_call_end',
+  callId: 'c',
+  toolName: 't',
+  output: { content: 'ok' },
+  durationMs: 0,
+  success: true,
+};
+const agentEvent = {
+  sessionId: 's',
+  turnId: 't',
+  timestamp: TS,
+  sequence: 1,
+  payload: { type: 'turn_cancelled' },
+};
+const hookPayload = {
+  event: 'turn_end',
+  sessionId: 's',
+  turnId: null,
+  pluginConfig: null,
+  data: null,
+  timestamp: TS,
+};
 
 /** ISO-8601 strings the timestamp fields must accept and values they must refuse. */
 const goodTimestamps = ['2025-03-01T12:00:00Z', '2025-03-01T12:00:00.123Z', '2025-03-01T14:00:00+02:00'];
@@ -141,7 +172,10 @@ const cases: Record<string, SchemaCase> = {
       ['a user message with string content', { type: 'user', content: 'hi' }],
       ['a tool call without callId', { type: 'tool_call', toolName: 't', arguments: {} }],
       ['a tool result without isError', { type: 'tool_result', callId: 'c1', content: 'x' }],
-      ['a tool result with object content', { type: 'tool_result', callId: 'c1', content: {}, isError: false }],
+      [
+        'a tool result with object content',
+        { type: 'tool_result', callId: 'c1', content: {}, isError: false },
+      ],
       ['a system message with blocks', { type: 'system', content: [text] }],
       ['snake_case fields', { type: 'tool_result', call_id: 'c1', content: 'x', is_error: false }],
     ],
@@ -149,8 +183,14 @@ const cases: Record<string, SchemaCase> = {
   TokenUsageSchema: {
     valid: [usage, fullUsage, { inputTokens: 0, outputTokens: 0, totalTokens: 0 }],
     invalid: [
-      ...badCounts.map(([what, n]): [string, unknown] => [`${what} of input tokens`, { ...usage, inputTokens: n }]),
-      ...badCounts.map(([what, n]): [string, unknown] => [`${what} of cached tokens`, { ...usage, cachedInputTokens: n }]),
+      ...badCounts.map(([what, n]): [string, unknown] => [
+        `${what} of input tokens`,
+        { ...usage, inputTokens: n },
+      ]),
+      ...badCounts.map(([what, n]): [string, unknown] => [
+        `${what} of cached tokens`,
+        { ...usage, cachedInputTokens: n },
+      ]),
       ['a negative reasoning count', { ...usage, reasoningTokens: -2 }],
       ['a fractional total', { ...usage, totalTokens: 15.5 }],
       ['no total', { inputTokens: 1, outputTokens: 1 }],
@@ -233,7 +273,10 @@ const cases: Record<string, SchemaCase> = {
     ],
     invalid: [
       ['an unknown event', { type: 'finish' }],
-      ['tool call arguments as an object', { type: 'tool_call', callId: 'c1', toolName: 't', arguments: { a: 1 } }],
+      [
+        'tool call arguments as an object',
+        { type: 'tool_call', callId: 'c1', toolName: 't', arguments: { a: 1 } },
+      ],
       ['usage with negative tokens', { type: 'usage', usage: { ...usage, outputTokens: -1 } }],
       ['a cost as a string', { type: 'usage', usage, cost: '0.1' }],
       ['done without finish reason', { type: 'done' }],
@@ -243,7 +286,13 @@ const cases: Record<string, SchemaCase> = {
   SkillDefinitionSchema: {
     valid: [
       { name: 'review', description: 'd', prompt: 'p' },
-      { name: 'code_review_2', description: 'd', prompt: 'p', requiredTools: ['read'], allowImplicitInvocation: false },
+      {
+        name: 'code_review_2',
+        description: 'd',
+        prompt: 'p',
+        requiredTools: ['read'],
+        allowImplicitInvocation: false,
+      },
     ],
     invalid: [
       ['an empty name', { name: '', description: 'd', prompt: 'p' }],
@@ -260,8 +309,14 @@ const cases: Record<string, SchemaCase> = {
       ['an empty id', { ...memory, id: '' }],
       ['an empty namespace', { ...memory, namespace: '' }],
       ['tags as a string', { ...memory, tags: 'pref' }],
-      ...badTimestamps.map(([what, ts]): [string, unknown] => [`${what} as createdAt`, { ...memory, createdAt: ts }]),
-      ...badTimestamps.map(([what, ts]): [string, unknown] => [`${what} as updatedAt`, { ...memory, updatedAt: ts }]),
+      ...badTimestamps.map(([what, ts]): [string, unknown] => [
+        `${what} as createdAt`,
+        { ...memory, createdAt: ts },
+      ]),
+      ...badTimestamps.map(([what, ts]): [string, unknown] => [
+        `${what} as updatedAt`,
+        { ...memory, updatedAt: ts },
+      ]),
     ],
   },
   SessionConfigSchema: {
@@ -290,7 +345,10 @@ const cases: Record<string, SchemaCase> = {
   },
   SessionEventSchema: {
     valid: [
-      ...goodTimestamps.map((timestamp) => ({ timestamp, payload: { type: 'system_message', content: 'x' } })),
+      ...goodTimestamps.map((timestamp) => ({
+        timestamp,
+        payload: { type: 'system_message', content: 'x' },
+      })),
     ],
     invalid: [
       ...badTimestamps.map(([what, timestamp]): [string, unknown] => [
@@ -306,7 +364,10 @@ const cases: Record<string, SchemaCase> = {
     invalid: [
       ...badCounts.map(([what, n]): [string, unknown] => [`${what} of turns`, { ...summary, turnCount: n }]),
       ['a negative event count', { ...summary, eventCount: -1 }],
-      ...badTimestamps.map(([what, ts]): [string, unknown] => [`${what} as updatedAt`, { ...summary, updatedAt: ts }]),
+      ...badTimestamps.map(([what, ts]): [string, unknown] => [
+        `${what} as updatedAt`,
+        { ...summary, updatedAt: ts },
+      ]),
       ['no modelId', { ...summary, modelId: undefined }],
     ],
   },
@@ -351,26 +412,44 @@ const cases: Record<string, SchemaCase> = {
       ['a tool end with a string output', { ...toolEnd, output: 'ok' }],
       ['a tool end with a negative duration', { ...toolEnd, durationMs: -1 }],
       ['a tool end without success', { ...toolEnd, success: undefined }],
-      ['an unknown compaction strategy', { type: 'context_compacted', tokensBefore: 1, tokensAfter: 0, strategy: 'full' }],
-      ['fractional compaction counts', { type: 'context_compacted', tokensBefore: 1.5, tokensAfter: 0, strategy: 'micro' }],
+      [
+        'an unknown compaction strategy',
+        { type: 'context_compacted', tokensBefore: 1, tokensAfter: 0, strategy: 'full' },
+      ],
+      [
+        'fractional compaction counts',
+        { type: 'context_compacted', tokensBefore: 1.5, tokensAfter: 0, strategy: 'micro' },
+      ],
       ['a turn_complete without usage', { type: 'turn_complete', finishReason: 'stop' }],
       ['a turn_cancelled with a reason', { type: 'turn_cancelled', reason: 'user' }],
       ['an error without fatal', { type: 'error', error: errorData }],
-      ['an error whose data has an extra key', { type: 'error', error: { ...errorData, stack: '' }, fatal: true }],
+      [
+        'an error whose data has an extra key',
+        { type: 'error', error: { ...errorData, stack: '' }, fatal: true },
+      ],
       ['an error given as a string', { type: 'error', error: 'boom', fatal: true }],
     ],
   },
   AgentEventSchema: {
     valid: [
       agentEvent,
-      { ...agentEvent, turnId: null, timestamp: goodTimestamps[2], sequence: 42, payload: { type: 'usage', usage } },
+      {
+        ...agentEvent,
+        turnId: null,
+        timestamp: goodTimestamps[2],
+        sequence: 42,
+        payload: { type: 'usage', usage },
+      },
     ],
     invalid: [
       ['a zero sequence', { ...agentEvent, sequence: 0 }],
       ['a fractional sequence', { ...agentEvent, sequence: 1.5 }],
       ['an undefined turnId', { ...agentEvent, turnId: undefined }],
       ['an invalid payload', { ...agentEvent, payload: { type: 'nope' } }],
-      ...badTimestamps.map(([what, timestamp]): [string, unknown] => [`${what} as timestamp`, { ...agentEvent, timestamp }]),
+      ...badTimestamps.map(([what, timestamp]): [string, unknown] => [
+        `${what} as timestamp`,
+        { ...agentEvent, timestamp },
+      ]),
     ],
   },
   HookEventSchema: {
@@ -384,7 +463,12 @@ const cases: Record<string, SchemaCase> = {
     valid: [
       hookPayload,
       { ...hookPayload, event: 'turn_start', turnId: 't', pluginConfig: undefined, data: [] },
-      { ...hookPayload, event: 'session_end', pluginConfig: { a: 1 }, data: { reason: 'close', turnCount: 1 } },
+      {
+        ...hookPayload,
+        event: 'session_end',
+        pluginConfig: { a: 1 },
+        data: { reason: 'close', turnCount: 1 },
+      },
     ],
     invalid: [
       ['an unknown event', { ...hookPayload, event: 'boot' }],
@@ -443,7 +527,10 @@ const cases: Record<string, SchemaCase> = {
     ],
   },
   MemoryConfigSchema: {
-    valid: [{ namespace: 'user' }, { namespace: 'user', maxItems: 1, checkpointInterval: 1, extractionModel: 'm' }],
+    valid: [
+      { namespace: 'user' },
+      { namespace: 'user', maxItems: 1, checkpointInterval: 1, extractionModel: 'm' },
+    ],
     invalid: [
       ['no namespace', {}],
       ['an empty namespace', { namespace: '' }],
@@ -517,10 +604,13 @@ for (const [name, schema] of exportedSchemas) {
   const table = cases[name];
   if (!table) continue; // reported by the completeness test above
   describe(name, () => {
-    it.each(table.valid.map((sample, i) => [i, sample] as const))('accepts valid sample #%i', (_i, sample) => {
-      const result = z.safeParse(schema, sample);
-      expect(result.error?.issues ?? []).toEqual([]);
-    });
+    it.each(table.valid.map((sample, i) => [i, sample] as const))(
+      'accepts valid sample #%i',
+      (_i, sample) => {
+        const result = z.safeParse(schema, sample);
+        expect(result.error?.issues ?? []).toEqual([]);
+      },
+    );
 
     it.each(table.invalid)('rejects %s', (_what, sample) => {
       expect(parses(schema, sample)).toBe(false);

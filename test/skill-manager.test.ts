@@ -2,9 +2,23 @@ import { describe, it, expect } from 'vitest';
 import { SkillManager } from '../src/skills/skill-manager.js';
 import type { SkillDefinition } from '../src/types.js';
 
-const review: SkillDefinition = { name: 'review', description: 'Review code', prompt: 'Check for bugs.\nBe specific.' };
-const deploy: SkillDefinition = { name: 'deploy', description: 'Deploy', prompt: 'Ship it.', allowImplicitInvocation: false };
-const bin: SkillDefinition = { name: 'bin', description: 'Binary tricks', prompt: 'Bits.', allowImplicitInvocation: true };
+const review: SkillDefinition = {
+  name: 'review',
+  description: 'Review code',
+  prompt: 'Check for bugs.\nBe specific.',
+};
+const deploy: SkillDefinition = {
+  name: 'deploy',
+  description: 'Deploy',
+  prompt: 'Ship it.',
+  allowImplicitInvocation: false,
+};
+const bin: SkillDefinition = {
+  name: 'bin',
+  description: 'Binary tricks',
+  prompt: 'Bits.',
+  allowImplicitInvocation: true,
+};
 const skills = new SkillManager([review, deploy, bin]);
 const names = (text: string) => skills.detect(text).map((s) => s.name);
 
@@ -69,6 +83,8 @@ describe('SkillManager', () => {
   });
 
   it('rejects two skills with one name (NAME_CONFLICT)', () => {
-    expect(() => new SkillManager([review, review])).toThrow(expect.objectContaining({ code: 'NAME_CONFLICT' }));
+    expect(() => new SkillManager([review, review])).toThrow(
+      expect.objectContaining({ code: 'NAME_CONFLICT' }),
+    );
   });
 });

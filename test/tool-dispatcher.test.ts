@@ -87,7 +87,11 @@ describe('ToolDispatcher: batches', () => {
     ]);
     const { ctx, events } = recordingContext();
     await tools.runBatch(
-      [call('1', 'read_slow', { id: 'a' }), call('2', 'write', { id: 'b' }), call('3', 'read_fast', { id: 'c' })],
+      [
+        call('1', 'read_slow', { id: 'a' }),
+        call('2', 'write', { id: 'b' }),
+        call('3', 'read_fast', { id: 'c' }),
+      ],
       ctx,
     );
     expect(log).toEqual(['start:a', 'end:a', 'start:b', 'end:b', 'start:c', 'end:c']);
@@ -103,7 +107,10 @@ describe('ToolDispatcher: batches', () => {
 
   it('returns results in call order whatever the completion order', async () => {
     const log: string[] = [];
-    const tools = dispatcher([loggingTool('slow', log, { waitMs: 30 }), loggingTool('fast', log, { waitMs: 1 })]);
+    const tools = dispatcher([
+      loggingTool('slow', log, { waitMs: 30 }),
+      loggingTool('fast', log, { waitMs: 1 }),
+    ]);
     const { ctx, events } = recordingContext();
     const results = await tools.runBatch(
       [call('1', 'slow', { id: 's' }), call('2', 'fast', { id: 'f' }), call('3', 'fast', { id: 'g' })],
@@ -246,7 +253,10 @@ describe('ToolDispatcher: one call', () => {
       [call('1', 'fail'), call('2', 'ok', { id: 'x' })],
       ctx,
     );
-    expect(results[0]).toMatchObject({ isError: true, output: { content: "Tool 'fail' failed: disk full", isError: true } });
+    expect(results[0]).toMatchObject({
+      isError: true,
+      output: { content: "Tool 'fail' failed: disk full", isError: true },
+    });
     expect(results[1]).toMatchObject({ isError: false, output: { content: 'done x' } });
     expect(events.filter((e) => e.type === 'tool_call_end').map((e) => 'success' in e && e.success)).toEqual([
       false,
@@ -272,7 +282,10 @@ describe('ToolDispatcher: one call', () => {
       [call('1', 'soft_fail'), call('2', 'malformed')],
       ctx,
     );
-    expect(soft).toMatchObject({ isError: true, output: { content: 'not found', metadata: { status: 404 } } });
+    expect(soft).toMatchObject({
+      isError: true,
+      output: { content: 'not found', metadata: { status: 404 } },
+    });
     expect(bad).toMatchObject({ isError: true });
     expect(bad!.output.content).toContain("Tool 'malformed' returned an invalid result");
   });
@@ -286,12 +299,17 @@ describe('ToolDispatcher: one call', () => {
       execute: ({ signal }) => {
         seenSignal = signal;
         // Cooperative: stops (rejects) when its signal aborts.
-        return new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+        return new Promise<string>((_, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason)),
+        );
       },
     });
     const { ctx, events } = recordingContext();
     const [result] = await dispatcher([hanging], { timeoutMs: 30 }).runBatch([call('1', 'hang')], ctx);
-    expect(result).toMatchObject({ isError: true, output: { content: 'Tool timed out after 30ms', isError: true } });
+    expect(result).toMatchObject({
+      isError: true,
+      output: { content: 'Tool timed out after 30ms', isError: true },
+    });
     expect(seenSignal?.aborted).toBe(true);
     expect(seenSignal?.reason).toMatchObject({ code: 'TOOL_TIMEOUT' });
     expect(events.at(-1)).toMatchObject({ type: 'tool_call_end', success: false });
@@ -324,7 +342,12 @@ describe('ToolDispatcher: one call', () => {
   });
 
   it('never rejects, even when the event sink throws', async () => {
-    const tool = defineTool({ name: 'ok', description: '', parameters: z.object({}), execute: async () => 'fine' });
+    const tool = defineTool({
+      name: 'ok',
+      description: '',
+      parameters: z.object({}),
+      execute: async () => 'fine',
+    });
     const { ctx, errors } = recordingContext();
     ctx.emit = () => {
       throw new Error('sink closed');
@@ -363,7 +386,13 @@ describe('ToolDispatcher: hooks', () => {
     const { ctx } = recordingContext();
     ctx.emit = (payload) => log.push(payload.type);
     await dispatcher([tool], { hooks }).runBatch([call('1', 'work')], ctx);
-    expect(log).toEqual(['before_tool_use:1', 'tool_call_start', 'execute', 'after_tool_use:result', 'tool_call_end']);
+    expect(log).toEqual([
+      'before_tool_use:1',
+      'tool_call_start',
+      'execute',
+      'after_tool_use:result',
+      'tool_call_end',
+    ]);
   });
 
   it('on a before_tool_use abort: no execution, a synthetic error result, still one start/end pair', async () => {
@@ -394,7 +423,10 @@ describe('ToolDispatcher: hooks', () => {
       output: { content: 'Tool aborted by hook: not on Sundays', isError: true },
     });
     expect(events.map((e) => e.type)).toEqual(['tool_call_start', 'tool_call_end']);
-    expect(events[1]).toMatchObject({ success: false, output: { content: 'Tool aborted by hook: not on Sundays' } });
+    expect(events[1]).toMatchObject({
+      success: false,
+      output: { content: 'Tool aborted by hook: not on Sundays' },
+    });
   });
 
   it('uses before_tool_use replacement arguments after validating them again', async () => {
@@ -403,7 +435,10 @@ describe('ToolDispatcher: hooks', () => {
       HookResult.continueWith({ ...data, arguments: { city: 'Lyon' } }),
     );
     const { ctx, events } = recordingContext();
-    const [result] = await dispatcher([weather], { hooks }).runBatch([call('1', 'get_weather', { city: 'Paris' })], ctx);
+    const [result] = await dispatcher([weather], { hooks }).runBatch(
+      [call('1', 'get_weather', { city: 'Paris' })],
+      ctx,
+    );
     expect(result!.arguments).toEqual({ city: 'Lyon' });
     expect(result!.output.content).toBe('{"city":"Lyon","days":1}');
     expect(events[0]).toMatchObject({ type: 'tool_call_start', arguments: { city: 'Lyon' } });
@@ -423,7 +458,10 @@ describe('ToolDispatcher: hooks', () => {
       HookResult.continueWith({ ...data, arguments: { city: ['not', 'a', 'string'] } }),
     );
     const { ctx } = recordingContext();
-    const [result] = await dispatcher([tool], { hooks }).runBatch([call('1', 'get_weather', { city: 'Paris' })], ctx);
+    const [result] = await dispatcher([tool], { hooks }).runBatch(
+      [call('1', 'get_weather', { city: 'Paris' })],
+      ctx,
+    );
     expect(executed).toBe(false);
     expect(result!.isError).toBe(true);
     expect(result!.output.content).toBe(
@@ -436,7 +474,10 @@ describe('ToolDispatcher: hooks', () => {
     const hooks = new HookRegistry({ timeoutMs: 1_000 });
     hooks.tap('after_tool_use', 'redact', null, ({ data }) => {
       seenLength = data.output.content.length;
-      return HookResult.continueWith({ ...data, output: { content: 'x'.repeat(MAX_TOOL_OUTPUT_BYTES + 10) } });
+      return HookResult.continueWith({
+        ...data,
+        output: { content: 'x'.repeat(MAX_TOOL_OUTPUT_BYTES + 10) },
+      });
     });
     const big = defineTool({
       name: 'big',
@@ -449,15 +490,27 @@ describe('ToolDispatcher: hooks', () => {
     expect(seenLength).toBe(MAX_TOOL_OUTPUT_BYTES + TRUNCATION_MARKER.length);
     const expected = 'x'.repeat(MAX_TOOL_OUTPUT_BYTES) + TRUNCATION_MARKER;
     expect(result!.output.content).toBe(expected);
-    expect(events.at(-1)).toMatchObject({ type: 'tool_call_end', output: { content: expected }, success: true });
+    expect(events.at(-1)).toMatchObject({
+      type: 'tool_call_end',
+      output: { content: expected },
+      success: true,
+    });
   });
 
   it('lets after_tool_use replace the output (redaction) in the result and the end event', async () => {
     const hooks = new HookRegistry({ timeoutMs: 1_000 });
     hooks.tap('after_tool_use', 'redact', null, ({ data }) =>
-      HookResult.continueWith({ ...data, output: { content: data.output.content.replace(/\d{4}/g, '****') } }),
+      HookResult.continueWith({
+        ...data,
+        output: { content: data.output.content.replace(/\d{4}/g, '****') },
+      }),
     );
-    const tool = defineTool({ name: 'card', description: '', parameters: z.object({}), execute: async () => 'card 1234' });
+    const tool = defineTool({
+      name: 'card',
+      description: '',
+      parameters: z.object({}),
+      execute: async () => 'card 1234',
+    });
     const { ctx, events } = recordingContext();
     const [result] = await dispatcher([tool], { hooks }).runBatch([call('1', 'card')], ctx);
     expect(result!.output.content).toBe('card ****');
@@ -469,7 +522,12 @@ describe('ToolDispatcher: hooks', () => {
     hooks.tap('before_tool_use', 'buggy', null, () => {
       throw new Error('oops');
     });
-    const tool = defineTool({ name: 'ok', description: '', parameters: z.object({}), execute: async () => 'fine' });
+    const tool = defineTool({
+      name: 'ok',
+      description: '',
+      parameters: z.object({}),
+      execute: async () => 'fine',
+    });
     const { ctx, errors } = recordingContext();
     const [result] = await dispatcher([tool], { hooks }).runBatch([call('1', 'ok')], ctx);
     expect(result!.output.content).toBe('fine');
@@ -501,7 +559,11 @@ describe('ToolDispatcher: cancellation', () => {
       [call('1', 'cancelling'), call('2', 'next', { id: 'a' }), call('3', 'next', '{bad json')],
       ctx,
     );
-    expect(results[0]).toMatchObject({ skipped: false, isError: false, output: { content: 'finished anyway' } });
+    expect(results[0]).toMatchObject({
+      skipped: false,
+      isError: false,
+      output: { content: 'finished anyway' },
+    });
     expect(ownSignal?.aborted).toBe(false);
     expect(results.slice(1)).toEqual([
       {

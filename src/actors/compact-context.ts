@@ -59,7 +59,10 @@ async function summarize(
   );
   if (!text.trim()) throw Errors.compact('the model returned an empty summary');
   return {
-    messages: [{ type: 'system', content: `${COMPACTION_SUMMARY_PREFIX}\n\n${text.trim()}` }, ...all.slice(split)],
+    messages: [
+      { type: 'system', content: `${COMPACTION_SUMMARY_PREFIX}\n\n${text.trim()}` },
+      ...all.slice(split),
+    ],
     usage,
   };
 }

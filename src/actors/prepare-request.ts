@@ -26,7 +26,10 @@ export function stablePrompt(rt: SessionRuntime): string {
 }
 
 /** The environment context for this turn: resolved once per turn; a failing source is reported. */
-async function environmentOf(rt: SessionRuntime, turn: TurnState): Promise<Record<string, string> | undefined> {
+async function environmentOf(
+  rt: SessionRuntime,
+  turn: TurnState,
+): Promise<Record<string, string> | undefined> {
   if (turn.environment !== null) return turn.environment;
   const source = rt.services.config.environmentContext;
   let env: Record<string, string> | undefined;
@@ -61,7 +64,10 @@ export function estimateRequestTokens(rt: SessionRuntime, turn: TurnState): numb
 }
 
 /** Runs the `preparing` step: prompt, then the compaction decision. */
-export async function prepareRequest(rt: SessionRuntime, turn: TurnState): Promise<{ needsCompaction: boolean }> {
+export async function prepareRequest(
+  rt: SessionRuntime,
+  turn: TurnState,
+): Promise<{ needsCompaction: boolean }> {
   await refreshSystemPrompt(rt, turn);
   const compaction = rt.services.config.compaction;
   if (!compaction.enabled || rt.compactionDisabled) return { needsCompaction: false };

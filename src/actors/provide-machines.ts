@@ -7,7 +7,11 @@
  */
 import { fromPromise } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
-import { sessionMachine, type CloseSessionInput, type SessionStepInput } from '../../machines/session.machine.js';
+import {
+  sessionMachine,
+  type CloseSessionInput,
+  type SessionStepInput,
+} from '../../machines/session.machine.js';
 import {
   turnMachine,
   type CompactOutput,
@@ -57,7 +61,12 @@ function wrap(error: unknown): unknown {
 
 function step<I extends StepInput, O>(
   lookup: RuntimeLookup,
-  run: (rt: SessionRuntime, turn: ReturnType<SessionRuntime['turn']>, input: I, signal: AbortSignal) => Promise<O>,
+  run: (
+    rt: SessionRuntime,
+    turn: ReturnType<SessionRuntime['turn']>,
+    input: I,
+    signal: AbortSignal,
+  ) => Promise<O>,
 ) {
   return fromPromise<O, I>(async ({ input, signal }) => {
     const rt = lookup(input.sessionId);
@@ -88,7 +97,9 @@ export function provideTurnMachine(options: ProvideOptions) {
       runToolBatch: step<ToolBatchInput, ToolBatchOutput>(lookup, (rt, turn, input) =>
         runToolBatch(rt, turn, input.calls),
       ),
-      endTurn: step<EndTurnInput, void>(lookup, (rt, turn, input, signal) => endTurn(rt, turn, input, signal)),
+      endTurn: step<EndTurnInput, void>(lookup, (rt, turn, input, signal) =>
+        endTurn(rt, turn, input, signal),
+      ),
     },
     actions: {
       signalToolCancel: ({ context }) => lookup(context.sessionId).turn(context.turnId).cancel.abort(),

@@ -20,14 +20,21 @@ export async function openSession(rt: SessionRuntime, resumed: boolean): Promise
       timestamp: nowIso(),
       payload: { type: 'metadata', key: SESSION_CONFIG_KEY, value: { ...rt.sessionConfig } },
     });
-    const outcome = await rt.hook('session_start', null, { sessionId: rt.id, config: { ...rt.sessionConfig } });
+    const outcome = await rt.hook('session_start', null, {
+      sessionId: rt.id,
+      config: { ...rt.sessionConfig },
+    });
     // A session cannot be refused once created: the abort is ignored, and said so.
     if (outcome.aborted !== null) {
       rt.reportError(
         null,
-        new AgentError('HOOK_FAILED', `a session_start hook tried to abort (${outcome.aborted}); session_start cannot abort, so it was ignored`, {
-          source: 'plugin',
-        }),
+        new AgentError(
+          'HOOK_FAILED',
+          `a session_start hook tried to abort (${outcome.aborted}); session_start cannot abort, so it was ignored`,
+          {
+            source: 'plugin',
+          },
+        ),
       );
     }
   }
@@ -43,7 +50,11 @@ export async function openSession(rt: SessionRuntime, resumed: boolean): Promise
 }
 
 /** Runs the `closing` step. */
-export async function closeSession(rt: SessionRuntime, input: CloseSessionInput, signal: AbortSignal): Promise<void> {
+export async function closeSession(
+  rt: SessionRuntime,
+  input: CloseSessionInput,
+  signal: AbortSignal,
+): Promise<void> {
   await rt.hook('session_end', null, { reason: input.reason, turnCount: input.turnCount });
   await runMemoryExtraction(rt, signal);
   await rt.writes.drain();

@@ -15,9 +15,7 @@ export async function startTurn(rt: SessionRuntime, turn: TurnState, signal: Abo
   if (signal.aborted) return;
   turn.dynamicSections = outcome.data;
 
-  const text = turn.input.content
-    .map((block) => (block.type === 'text' ? block.text : ''))
-    .join('\n');
+  const text = turn.input.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
   for (const skill of rt.services.skills.detect(text)) {
     rt.append(rt.services.skills.renderInjection(skill));
   }

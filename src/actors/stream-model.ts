@@ -154,4 +154,3 @@ export async function streamModel(
   });
   return { toolCalls, finishReason, usage };
 }
-

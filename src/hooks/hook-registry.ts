@@ -85,12 +85,7 @@ export class HookRegistry {
    * carries `pluginConfig`. Plugins reach this through `PluginContext.tap`.
    * @throws AgentError `INVALID_INPUT` for an unknown event, an empty plugin id or a non-function.
    */
-  tap<E extends HookEvent>(
-    event: E,
-    pluginId: string,
-    pluginConfig: unknown,
-    handler: HookHandler<E>,
-  ): void {
+  tap<E extends HookEvent>(event: E, pluginId: string, pluginConfig: unknown, handler: HookHandler<E>): void {
     assertValidTap(event, pluginId, handler);
     const entry: HookEntry = { pluginId, pluginConfig, handler };
     const list = this.#entries.get(event);
@@ -149,9 +144,7 @@ export class HookRegistry {
         continue;
       }
       if (returned === TIMED_OUT) {
-        failures.push(
-          Errors.hookFailed(entry.pluginId, event, `did not settle within ${this.#timeoutMs}ms`),
-        );
+        failures.push(Errors.hookFailed(entry.pluginId, event, `did not settle within ${this.#timeoutMs}ms`));
         continue;
       }
       if (returned === undefined) continue;

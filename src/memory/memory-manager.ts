@@ -25,7 +25,11 @@ export const ExtractionOutputSchema = z.strictObject({
 });
 
 /** The newest memories of a namespace (an empty query returns the newest). */
-export async function loadMemories(storage: MemoryStorage, namespace: string, maxItems: number): Promise<Memory[]> {
+export async function loadMemories(
+  storage: MemoryStorage,
+  namespace: string,
+  maxItems: number,
+): Promise<Memory[]> {
   try {
     return await storage.search(namespace, '', maxItems);
   } catch (error) {
@@ -45,7 +49,9 @@ export function renderTranscript(messages: readonly Message[]): string {
         break;
       }
       case 'tool_call':
-        lines.push(`Tool call ${m.toolName}: ${typeof m.arguments === 'string' ? m.arguments : JSON.stringify(m.arguments)}`);
+        lines.push(
+          `Tool call ${m.toolName}: ${typeof m.arguments === 'string' ? m.arguments : JSON.stringify(m.arguments)}`,
+        );
         break;
       case 'tool_result':
         lines.push(`Tool result${m.isError ? ' (error)' : ''}: ${m.content}`);
@@ -82,7 +88,9 @@ export interface ExtractOptions {
 }
 
 /** Asks the model for memories worth keeping and saves them. */
-export async function extractMemories(options: ExtractOptions): Promise<{ saved: Memory[]; usage: TokenUsage | null; cost: number | undefined }> {
+export async function extractMemories(
+  options: ExtractOptions,
+): Promise<{ saved: Memory[]; usage: TokenUsage | null; cost: number | undefined }> {
   const transcript = renderTranscript(options.messages);
   if (!transcript.trim()) return { saved: [], usage: null, cost: undefined };
   try {

@@ -85,7 +85,9 @@ function renderSkills(skills: readonly SkillDefinition[]): string {
 function renderPlugins(plugins: StablePromptInput['plugins']): string {
   const list = plugins.map((plugin) => {
     const name =
-      plugin.displayName && plugin.displayName !== plugin.id ? `${plugin.displayName} (${plugin.id})` : plugin.id;
+      plugin.displayName && plugin.displayName !== plugin.id
+        ? `${plugin.displayName} (${plugin.id})`
+        : plugin.id;
     return `- ${name}: ${indentContinuation(plugin.description)}`;
   });
   return `${PLUGINS_SECTION_HEADER}\n${list.join('\n')}`;

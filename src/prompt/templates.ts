@@ -107,5 +107,8 @@ export function renderMemoryExtractionInput(input: {
   // One pass, so a placeholder inside the transcript or a memory is left alone (and a function
   // replacement, so `$` sequences are not interpreted).
   const values: Record<string, string> = { existing_memories: existing, transcript: input.transcript };
-  return MEMORY_EXTRACTION_INPUT_TEMPLATE.replace(/\{\{(existing_memories|transcript)\}\}/g, (_, key: string) => values[key]!);
+  return MEMORY_EXTRACTION_INPUT_TEMPLATE.replace(
+    /\{\{(existing_memories|transcript)\}\}/g,
+    (_, key: string) => values[key]!,
+  );
 }

@@ -6,7 +6,13 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { MessageSchema, SessionConfigSchema, type Message, type SessionConfig, type SessionEvent } from '../types.js';
+import {
+  MessageSchema,
+  SessionConfigSchema,
+  type Message,
+  type SessionConfig,
+  type SessionEvent,
+} from '../types.js';
 
 /** Metadata key of the session config, saved when a session is created. */
 export const SESSION_CONFIG_KEY = 'session_config';
@@ -91,7 +97,10 @@ export function messageToEvent(message: Message, timestamp: string): SessionEven
  * incomplete assistant message — the same note the live session adds, so resumed and live
  * histories are equal.
  */
-export function replaySessionEvents(events: readonly SessionEvent[], interruptedNote: string): ReplayedSession {
+export function replaySessionEvents(
+  events: readonly SessionEvent[],
+  interruptedNote: string,
+): ReplayedSession {
   let messages: Message[] = [];
   let config: StoredSessionConfig | null = null;
   let turnCount = 0;

@@ -8,7 +8,10 @@ import { INTERRUPTED_MESSAGE_NOTE } from '../prompt/templates.js';
 import { replaySessionEvents, type ReplayedSession } from './replay.js';
 
 /** Loads and replays a session; `SESSION_NOT_FOUND` when the storage does not know it. */
-export async function loadSessionForResume(storage: SessionStorage, sessionId: string): Promise<ReplayedSession> {
+export async function loadSessionForResume(
+  storage: SessionStorage,
+  sessionId: string,
+): Promise<ReplayedSession> {
   let events;
   try {
     events = await storage.loadSession(sessionId);

@@ -101,7 +101,9 @@ export class SessionRuntime {
     this.hub = new EventHub(id);
     // A failed write is reported on the turn it belongs to (writes are drained before a turn's
     // terminal event, so a turn's failures never arrive after it ended).
-    this.writes = new WriteQueue(id, services.sessionStorage, (error) => this.reportError(this.activeTurnId, error));
+    this.writes = new WriteQueue(id, services.sessionStorage, (error) =>
+      this.reportError(this.activeTurnId, error),
+    );
     const interval = services.config.memory?.checkpointInterval ?? 1;
     this.checkpointCounter = turnCount % interval;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));

@@ -96,16 +96,12 @@ export function isAfter(position: SessionPosition, after: SessionPosition | null
  * One page of `summaries` (in any order) for `request`: sorted newest first, starting after the
  * request's position, with `nextCursor` set iff more sessions follow.
  */
-export function pageNewestFirst(
-  summaries: Iterable<SessionSummary>,
-  request: PageRequest,
-): SessionPage {
+export function pageNewestFirst(summaries: Iterable<SessionSummary>, request: PageRequest): SessionPage {
   const following = [...summaries]
     .filter((summary) => isAfter(summary, request.after))
     .sort(compareNewestFirst);
   const sessions = following.slice(0, request.limit);
   const last = sessions.at(-1);
-  const nextCursor =
-    following.length > request.limit && last !== undefined ? encodeCursor(last) : null;
+  const nextCursor = following.length > request.limit && last !== undefined ? encodeCursor(last) : null;
   return { sessions, nextCursor };
 }

@@ -9,12 +9,7 @@ import { SessionEventSchema } from '../types.js';
 import type { SessionEvent, SessionPage, SessionSummary } from '../types.js';
 import { parseInput } from '../validate.js';
 import { compareNewestFirst, pageNewestFirst, parsePageRequest } from './cursor.js';
-import {
-  applyEventToSummary,
-  matchesQuery,
-  normalizeQuery,
-  searchableText,
-} from './session-summary.js';
+import { applyEventToSummary, matchesQuery, normalizeQuery, searchableText } from './session-summary.js';
 
 interface StoredSession {
   summary: SessionSummary;

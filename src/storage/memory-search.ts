@@ -43,19 +43,14 @@ export function rankMemories(memories: readonly Memory[], query: string, limit: 
     if (distinct > 0) scored.push({ memory, distinct, frequency });
   }
   return scored
-    .sort(
-      (a, b) =>
-        b.distinct - a.distinct || b.frequency - a.frequency || newestFirst(a.memory, b.memory),
-    )
+    .sort((a, b) => b.distinct - a.distinct || b.frequency - a.frequency || newestFirst(a.memory, b.memory))
     .slice(0, limit)
     .map(({ memory }) => memory);
 }
 
 /** The terms of a search query (may repeat). */
 export function queryTermsOf(text: string): string[] {
-  return tokens(text).flatMap((word) =>
-    splitUnspaced(word, (run) => (run.length === 1 ? run : pairs(run))),
-  );
+  return tokens(text).flatMap((word) => splitUnspaced(word, (run) => (run.length === 1 ? run : pairs(run))));
 }
 
 /** The terms of a memory's text (may repeat: frequency counts). */

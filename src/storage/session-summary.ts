@@ -57,10 +57,7 @@ export function applyEventToSummary(
 }
 
 /** The summary of a whole list of events, or `null` when there are none. */
-export function summarizeEvents(
-  sessionId: string,
-  events: readonly SessionEvent[],
-): SessionSummary | null {
+export function summarizeEvents(sessionId: string, events: readonly SessionEvent[]): SessionSummary | null {
   let summary: SessionSummary | null = null;
   for (const event of events) summary = applyEventToSummary(summary, sessionId, event);
   return summary;
@@ -118,9 +115,7 @@ function titleFrom(content: readonly ContentBlock[]): string {
 }
 
 function textOf(content: readonly ContentBlock[]): string {
-  return content
-    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-    .join(' ');
+  return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' ');
 }
 
 function collapseWhitespace(text: string): string {

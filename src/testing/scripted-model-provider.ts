@@ -27,9 +27,7 @@ export type ScriptedResponse = ScriptItem[];
  * One scripted call: a fixed response, or a function that builds the response from the request
  * (a deep copy) and the zero-based index of the call.
  */
-export type ScriptStep =
-  | ScriptedResponse
-  | ((request: ChatRequest, callIndex: number) => ScriptedResponse);
+export type ScriptStep = ScriptedResponse | ((request: ChatRequest, callIndex: number) => ScriptedResponse);
 
 /** Options of {@link ScriptedModelProvider}. */
 export interface ScriptedModelProviderOptions {

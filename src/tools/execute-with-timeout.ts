@@ -33,11 +33,14 @@ export async function executeWithTimeout(
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => {
-      // Settle the race first, so a tool that rejects on abort is still reported as timed out.
-      resolve(TIMED_OUT);
-      controller.abort(Errors.toolTimeout(tool.name, timeoutMs));
-    }, Math.min(timeoutMs, MAX_TIMER_MS));
+    timer = setTimeout(
+      () => {
+        // Settle the race first, so a tool that rejects on abort is still reported as timed out.
+        resolve(TIMED_OUT);
+        controller.abort(Errors.toolTimeout(tool.name, timeoutMs));
+      },
+      Math.min(timeoutMs, MAX_TIMER_MS),
+    );
   });
   try {
     // Through `then` so a synchronous throw in `execute` becomes a rejection like any other.

@@ -147,7 +147,14 @@ export class ToolDispatcher {
         // The sink itself is broken; the error result below still reaches the model.
       }
       const output = { content: ToolResultTexts.failed(call.toolName, error), isError: true };
-      return { ...identify(call), arguments: call.arguments, output, isError: true, skipped: false, durationMs: 0 };
+      return {
+        ...identify(call),
+        arguments: call.arguments,
+        output,
+        isError: true,
+        skipped: false,
+        durationMs: 0,
+      };
     }
   }
 
@@ -196,7 +203,8 @@ export class ToolDispatcher {
     const startedAt = now();
     let output: ToolOutput;
     if (problem !== null) output = { content: problem, isError: true };
-    else if (abortReason !== null) output = { content: ToolResultTexts.abortedByHook(abortReason), isError: true };
+    else if (abortReason !== null)
+      output = { content: ToolResultTexts.abortedByHook(abortReason), isError: true };
     else {
       output = await executeWithTimeout(
         tool!,
@@ -231,7 +239,15 @@ export class ToolDispatcher {
       durationMs,
       success: !isError,
     });
-    return { callId: call.callId, toolName: call.toolName, arguments: args, output, isError, skipped: false, durationMs };
+    return {
+      callId: call.callId,
+      toolName: call.toolName,
+      arguments: args,
+      output,
+      isError,
+      skipped: false,
+      durationMs,
+    };
   }
 }
 

@@ -6,7 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { firstValueFrom, filter } from 'rxjs';
-import { AgentError, type AgentErrorCode, type AgentEvent, type RunningTurn, type UserInput } from '../../src/index.js';
+import {
+  AgentError,
+  type AgentErrorCode,
+  type AgentEvent,
+  type RunningTurn,
+  type UserInput,
+} from '../../src/index.js';
 import { reply, type ScriptedResponse } from '../../src/testing/index.js';
 import { createTestAgent, gate } from './support.js';
 
@@ -48,7 +54,9 @@ describe('the single-session guard', () => {
 
   it('keeps the slot busy after close() while its turn runs (close waits for the turn), and frees it once close resolves', async () => {
     const release = gate();
-    const { agent } = await createTestAgent({ script: [heldOpen(release.promise), reply.text('next session')] });
+    const { agent } = await createTestAgent({
+      script: [heldOpen(release.promise), reply.text('next session')],
+    });
     const session = await agent.newSession();
     const turn = await session.sendMessage('hello');
     await midStream(turn);
@@ -117,7 +125,9 @@ describe('the single-turn guard', () => {
     const outcomes = await Promise.allSettled([session.sendMessage('a'), session.sendMessage('b')]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
     await rejectionOf(Promise.reject((outcomes[1] as PromiseRejectedResult).reason), 'TURN_BUSY');
-    expect((await (outcomes[0] as PromiseFulfilledResult<RunningTurn>).value.result).status).toBe('completed');
+    expect((await (outcomes[0] as PromiseFulfilledResult<RunningTurn>).value.result).status).toBe(
+      'completed',
+    );
     expect(provider.calls).toBe(1);
     await agent.shutdown();
   });
@@ -166,20 +176,23 @@ describe('bad input to sendMessage', () => {
     ['a block of an unknown type', { content: [{ type: 'video', url: 'x' }] }],
   ];
 
-  it.each(badInputs)('rejects %s with INVALID_INPUT; the session still works afterwards', async (_name, input) => {
-    const { agent, provider } = await createTestAgent({ script: [reply.text('fine')] });
-    const session = await agent.newSession();
+  it.each(badInputs)(
+    'rejects %s with INVALID_INPUT; the session still works afterwards',
+    async (_name, input) => {
+      const { agent, provider } = await createTestAgent({ script: [reply.text('fine')] });
+      const session = await agent.newSession();
 
-    await rejectionOf(session.sendMessage(input as UserInput), 'INVALID_INPUT');
-    expect(session.messages).toEqual([]);
-    expect(provider.calls).toBe(0);
+      await rejectionOf(session.sendMessage(input as UserInput), 'INVALID_INPUT');
+      expect(session.messages).toEqual([]);
+      expect(provider.calls).toBe(0);
 
-    const turn = await session.sendMessage('a real question');
-    expect(await turn.result).toMatchObject({ status: 'completed' });
-    expect(session.messages).toEqual([
-      { type: 'user', content: [{ type: 'text', text: 'a real question' }] },
-      { type: 'assistant', content: [{ type: 'text', text: 'fine' }], status: 'complete' },
-    ]);
-    await agent.shutdown();
-  });
+      const turn = await session.sendMessage('a real question');
+      expect(await turn.result).toMatchObject({ status: 'completed' });
+      expect(session.messages).toEqual([
+        { type: 'user', content: [{ type: 'text', text: 'a real question' }] },
+        { type: 'assistant', content: [{ type: 'text', text: 'fine' }], status: 'complete' },
+      ]);
+      await agent.shutdown();
+    },
+  );
 });

@@ -70,7 +70,11 @@ describe('session.close()', () => {
   it('fires session_end with reason close and the turn count, then extracts memories into the namespace', async () => {
     const log: string[] = [];
     const { agent, provider, memories, sessionEnds } = await agentWithMemory(
-      [reply.text('Noted.'), reply.text('Earl Grey it is.'), extractionAnswer(log, '{"memories":[{"content":"likes tea"}]}')],
+      [
+        reply.text('Noted.'),
+        reply.text('Earl Grey it is.'),
+        extractionAnswer(log, '{"memories":[{"content":"likes tea"}]}'),
+      ],
       log,
     );
     const session = await agent.newSession();
@@ -156,7 +160,10 @@ describe('session.close()', () => {
         expect.objectContaining({
           sessionId: session.id,
           turnId: null,
-          payload: expect.objectContaining({ fatal: false, error: expect.objectContaining({ code: 'MEMORY_FAILED' }) }),
+          payload: expect.objectContaining({
+            fatal: false,
+            error: expect.objectContaining({ code: 'MEMORY_FAILED' }),
+          }),
         }),
       ]);
       expect(sessionEnds).toHaveLength(1);
@@ -181,7 +188,9 @@ describe('session.close()', () => {
     for (const text of ['first', 'second']) await (await session.sendMessage(text)).result;
     await session.close();
     const resumed = await agent.resumeSession(session.id);
-    await (await resumed.sendMessage('third')).result;
+    await (
+      await resumed.sendMessage('third')
+    ).result;
     await resumed.close();
 
     expect(sessionEnds.map((p) => p.data)).toEqual([
@@ -206,7 +215,10 @@ describe('session.close()', () => {
         });
       },
     };
-    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: NAMESPACE } })
+    const agent = await new AgentBuilder({
+      defaultModel: SCRIPTED_MODEL.id,
+      memory: { namespace: NAMESPACE },
+    })
       .registerModelProvider(provider)
       .registerMemoryStorage(memories)
       .registerPlugin(broken)
@@ -223,14 +235,20 @@ describe('session.close()', () => {
       [turn.id, 'turn_complete'],
       [null, 'error'],
     ]);
-    expect(seen.at(-1)!.payload).toMatchObject({ fatal: false, error: { code: 'HOOK_FAILED', source: 'plugin' } });
+    expect(seen.at(-1)!.payload).toMatchObject({
+      fatal: false,
+      error: { code: 'HOOK_FAILED', source: 'plugin' },
+    });
     expect(state.completed).toBe(true);
     expect(await memories.search(NAMESPACE, '', 10)).toHaveLength(1);
     await agent.shutdown();
   });
 
   it('completes session.events once closed: events of the session arrive, then completion, then nothing', async () => {
-    const { agent } = await agentWithMemory([reply.text('Hi!', { chunks: 2 }), extractionAnswer([], '{"memories":[]}')]);
+    const { agent } = await agentWithMemory([
+      reply.text('Hi!', { chunks: 2 }),
+      extractionAnswer([], '{"memories":[]}'),
+    ]);
     const session = await agent.newSession();
     const { seen, state } = record(session.events);
 
@@ -255,7 +273,9 @@ describe('session.close()', () => {
       reply.text('{"memories":[{"content":"likes tea"}]}'),
     ]);
     const session = await agent.newSession();
-    await (await session.sendMessage('I like tea.')).result;
+    await (
+      await session.sendMessage('I like tea.')
+    ).result;
 
     await Promise.all([session.close(), session.close()]);
     await session.close();

@@ -76,13 +76,18 @@ async function buildAgent(script: ScriptStep[], log: string[], turnEndGate: Prom
 }
 
 /** A response that streams one delta and then never ends on its own. */
-const endless: ScriptStep = [{ type: 'text_delta', text: 'Once upon' }, { type: 'wait', until: new Promise<void>(() => {}) }];
+const endless: ScriptStep = [
+  { type: 'text_delta', text: 'Once upon' },
+  { type: 'wait', until: new Promise<void>(() => {}) },
+];
 
 /**
  * Opens a session, starts a turn, waits until it is mid-stream, and returns only the turn: the
  * `Session` handle dies with this function's scope (a RunningTurn does not keep it alive).
  */
-async function startTurnAndDropSession(agent: Agent): Promise<{ turn: RunningTurn; sessionEvents: { completed: boolean } }> {
+async function startTurnAndDropSession(
+  agent: Agent,
+): Promise<{ turn: RunningTurn; sessionEvents: { completed: boolean } }> {
   const session = await agent.newSession();
   // The stream is the session's, not the handle's: subscribing keeps no reference to `session`.
   const sessionEvents = { completed: false };
@@ -135,7 +140,10 @@ describe('a Session handle dropped without close()', () => {
 
     const droppedId = await openAndDropIdleSession(agent);
     expect(agent.actor.getSnapshot().matches('ready')).toBe(false);
-    await collectUntil(() => agent.actor.getSnapshot().matches('ready'), 'the slot of the dropped session freeing');
+    await collectUntil(
+      () => agent.actor.getSnapshot().matches('ready'),
+      'the slot of the dropped session freeing',
+    );
 
     const next = await agent.newSession();
     expect(next.id).not.toBe(droppedId);

@@ -42,7 +42,9 @@ describe('sequence numbers', () => {
     const { agent } = await createTestAgent({
       tools: [tool],
       script: [
-        reply.toolCalls([{ name: 'echo', arguments: { text: 'ping' } }], { usage: { inputTokens: 10, outputTokens: 2 } }),
+        reply.toolCalls([{ name: 'echo', arguments: { text: 'ping' } }], {
+          usage: { inputTokens: 10, outputTokens: 2 },
+        }),
         reply.text('pong', { chunks: 2, usage: { inputTokens: 12, outputTokens: 1 } }),
         reply.text('second answer', { chunks: 3 }),
       ],
@@ -73,18 +75,24 @@ describe('sequence numbers', () => {
       script: [reply.text('one', { chunks: 2 }), reply.text('two', { chunks: 2 }), reply.text('three')],
     });
     const session = await agent.newSession();
-    await (await session.sendMessage('first')).result;
+    await (
+      await session.sendMessage('first')
+    ).result;
     await session.close();
 
     const resumed = await agent.resumeSession(session.id);
     const resumedSeen = liveEvents(resumed);
-    await (await resumed.sendMessage('second')).result;
+    await (
+      await resumed.sendMessage('second')
+    ).result;
     await resumed.close();
     expect(sequences(resumedSeen)).toEqual([1, 2, 3]);
 
     const fresh = await agent.newSession();
     const freshSeen = liveEvents(fresh);
-    await (await fresh.sendMessage('third')).result;
+    await (
+      await fresh.sendMessage('third')
+    ).result;
     expect(sequences(freshSeen)).toEqual([1, 2]);
     await agent.shutdown();
   });
@@ -92,7 +100,9 @@ describe('sequence numbers', () => {
 
 describe('session.events', () => {
   it('is live: a subscriber that comes after a turn gets only what follows, not that turn again', async () => {
-    const { agent } = await createTestAgent({ script: [reply.text('first answer'), reply.text('second answer')] });
+    const { agent } = await createTestAgent({
+      script: [reply.text('first answer'), reply.text('second answer')],
+    });
     const session = await agent.newSession();
     const early = liveEvents(session);
     const first = await session.sendMessage('first');
@@ -109,7 +119,9 @@ describe('session.events', () => {
   });
 
   it('is live for its first subscriber too, when that subscriber comes after a turn', async () => {
-    const { agent } = await createTestAgent({ script: [reply.text('first answer'), reply.text('second answer')] });
+    const { agent } = await createTestAgent({
+      script: [reply.text('first answer'), reply.text('second answer')],
+    });
     const session = await agent.newSession();
     const first = await session.sendMessage('first');
     await first.result;
@@ -128,7 +140,9 @@ describe('session.events', () => {
 
 describe('turn.events', () => {
   it('subscribed after the turn finished, replays the whole turn and completes', async () => {
-    const { agent } = await createTestAgent({ script: [reply.text('a late reader', { chunks: 4, usage: { outputTokens: 3 } })] });
+    const { agent } = await createTestAgent({
+      script: [reply.text('a late reader', { chunks: 4, usage: { outputTokens: 3 } })],
+    });
     const session = await agent.newSession();
     const seen = liveEvents(session);
     const turn = await session.sendMessage('hello');
@@ -138,7 +152,14 @@ describe('turn.events', () => {
     // lastValueFrom only settles when the stream completes.
     const replayed = await lastValueFrom(turn.events.pipe(toArray()));
     expect(replayed).toEqual(seen);
-    expect(types(replayed)).toEqual(['text_delta', 'text_delta', 'text_delta', 'text_delta', 'usage', 'turn_complete']);
+    expect(types(replayed)).toEqual([
+      'text_delta',
+      'text_delta',
+      'text_delta',
+      'text_delta',
+      'usage',
+      'turn_complete',
+    ]);
     // And again, for a second late reader.
     expect(await lastValueFrom(turn.events.pipe(toArray()))).toEqual(replayed);
     await agent.shutdown();
@@ -147,7 +168,13 @@ describe('turn.events', () => {
   it('given to a subscriber mid-turn, replays what was already emitted, then continues live', async () => {
     const release = gate();
     const { agent } = await createTestAgent({
-      script: [[{ type: 'text_delta', text: 'early ' }, { type: 'wait', until: release.promise }, ...reply.text('late')]],
+      script: [
+        [
+          { type: 'text_delta', text: 'early ' },
+          { type: 'wait', until: release.promise },
+          ...reply.text('late'),
+        ],
+      ],
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('hello');
@@ -155,11 +182,9 @@ describe('turn.events', () => {
 
     const all = lastValueFrom(turn.events.pipe(toArray()));
     release.release();
-    expect((await all).map((e) => (e.payload.type === 'text_delta' ? e.payload.text : e.payload.type))).toEqual([
-      'early ',
-      'late',
-      'turn_complete',
-    ]);
+    expect(
+      (await all).map((e) => (e.payload.type === 'text_delta' ? e.payload.text : e.payload.type)),
+    ).toEqual(['early ', 'late', 'turn_complete']);
     await agent.shutdown();
   });
 });
@@ -182,9 +207,16 @@ describe('terminal events', () => {
     const provider = new ScriptedModelProvider({
       script: [
         reply.text('fine'),
-        [{ type: 'text_delta', text: 'partial' }, { type: 'wait', until: release.promise }, ...reply.text(' never')],
+        [
+          { type: 'text_delta', text: 'partial' },
+          { type: 'wait', until: release.promise },
+          ...reply.text(' never'),
+        ],
         reply.error(new AgentError('PROVIDER_ERROR', 'bad request', { retryable: false })),
-        [{ type: 'text_delta', text: 'half an answer' }, { type: 'throw', error: new Error('stream broke') }],
+        [
+          { type: 'text_delta', text: 'half an answer' },
+          { type: 'throw', error: new Error('stream broke') },
+        ],
       ],
     });
     const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
@@ -248,7 +280,10 @@ describe('session-level events', () => {
       [turn.id, 'turn_complete'],
       [null, 'usage'],
     ]);
-    expect(seen.at(-1)!.payload).toMatchObject({ type: 'usage', usage: { inputTokens: 50, outputTokens: 9, totalTokens: 59 } });
+    expect(seen.at(-1)!.payload).toMatchObject({
+      type: 'usage',
+      usage: { inputTokens: 50, outputTokens: 9, totalTokens: 59 },
+    });
     expect(sequences(seen)).toEqual([1, 2, 3]);
     await agent.shutdown();
   });

@@ -54,10 +54,20 @@ describe('hook order and chaining', () => {
         () => void log.push('zeta#2'),
       ],
     });
-    const alpha = plugin('alpha', { turn_start: [({ pluginConfig }) => void log.push(`alpha ${JSON.stringify(pluginConfig)}`)] });
-    const { agent, session } = await buildAgent([reply.text('ok')], [[zeta, { level: 1 }], [alpha, { level: 2 }]]);
+    const alpha = plugin('alpha', {
+      turn_start: [({ pluginConfig }) => void log.push(`alpha ${JSON.stringify(pluginConfig)}`)],
+    });
+    const { agent, session } = await buildAgent(
+      [reply.text('ok')],
+      [
+        [zeta, { level: 1 }],
+        [alpha, { level: 2 }],
+      ],
+    );
 
-    await (await session.sendMessage('hi')).result;
+    await (
+      await session.sendMessage('hi')
+    ).result;
     expect(log).toEqual(['zeta#1 {"level":1}', 'zeta#2', 'alpha {"level":2}']);
     await agent.shutdown();
   });
@@ -80,10 +90,17 @@ describe('hook order and chaining', () => {
         },
       ],
     });
-    const { agent, provider, session } = await buildAgent([reply.text('ok'), reply.text('ok')], [[clock], [weather]]);
+    const { agent, provider, session } = await buildAgent(
+      [reply.text('ok'), reply.text('ok')],
+      [[clock], [weather]],
+    );
 
-    await (await session.sendMessage('What should I wear?')).result;
-    await (await session.sendMessage('And tomorrow?')).result;
+    await (
+      await session.sendMessage('What should I wear?')
+    ).result;
+    await (
+      await session.sendMessage('And tomorrow?')
+    ).result;
 
     // Each turn starts from no sections.
     expect(seenByHandlers).toEqual([[], ['Current time: noon.'], [], ['Current time: noon.']]);
@@ -101,9 +118,17 @@ describe('hook order and chaining', () => {
   it('replaces the request with pre_request continue_with: the next handler and the provider see the new one', async () => {
     const seenByAuditor: string[] = [];
     const pirate = plugin('pirate', {
-      pre_request: [({ data }) => HookResult.continueWith({ ...data, request: { ...data.request, systemPrompt: 'You are a pirate.' } })],
+      pre_request: [
+        ({ data }) =>
+          HookResult.continueWith({
+            ...data,
+            request: { ...data.request, systemPrompt: 'You are a pirate.' },
+          }),
+      ],
     });
-    const auditor = plugin('auditor', { pre_request: [({ data }) => void seenByAuditor.push(data.request.systemPrompt)] });
+    const auditor = plugin('auditor', {
+      pre_request: [({ data }) => void seenByAuditor.push(data.request.systemPrompt)],
+    });
     const { agent, provider, session } = await buildAgent([reply.text('Arr.')], [[pirate], [auditor]]);
 
     const turn = await session.sendMessage('hello');
@@ -130,7 +155,11 @@ describe('aborts that block a request', () => {
       expect(result.error?.message).toContain('budget exhausted');
 
       const events = await eventsOf(turn);
-      expect(events.at(-1)!.payload).toMatchObject({ type: 'error', fatal: true, error: { code: 'REQUEST_BLOCKED' } });
+      expect(events.at(-1)!.payload).toMatchObject({
+        type: 'error',
+        fatal: true,
+        error: { code: 'REQUEST_BLOCKED' },
+      });
       expect(provider.calls).toBe(0);
       expect(later).toEqual([]);
       await agent.shutdown();
@@ -184,17 +213,27 @@ describe('a handler that never settles or returns garbage', () => {
     ['returns something that is not a HookResult', () => ({ type: 'maybe' }) as unknown as HookResult],
   ];
 
-  it.each(cases)('(%s) is reported as a non-fatal HOOK_FAILED and counts as continue', async (_name, handler) => {
-    const { agent, provider, session } = await buildAgent([reply.text('ok')], [[plugin('odd', { pre_request: [handler] })]], 1);
-    const turn = await session.sendMessage('hello');
-    expect((await turn.result).status).toBe('completed');
-    expect(provider.calls).toBe(1);
-    const errors = (await eventsOf(turn)).filter((e) => e.payload.type === 'error');
-    expect(errors.map((e) => e.payload)).toEqual([
-      expect.objectContaining({ fatal: false, error: expect.objectContaining({ code: 'HOOK_FAILED', message: expect.stringContaining('odd') }) }),
-    ]);
-    await agent.shutdown();
-  });
+  it.each(cases)(
+    '(%s) is reported as a non-fatal HOOK_FAILED and counts as continue',
+    async (_name, handler) => {
+      const { agent, provider, session } = await buildAgent(
+        [reply.text('ok')],
+        [[plugin('odd', { pre_request: [handler] })]],
+        1,
+      );
+      const turn = await session.sendMessage('hello');
+      expect((await turn.result).status).toBe('completed');
+      expect(provider.calls).toBe(1);
+      const errors = (await eventsOf(turn)).filter((e) => e.payload.type === 'error');
+      expect(errors.map((e) => e.payload)).toEqual([
+        expect.objectContaining({
+          fatal: false,
+          error: expect.objectContaining({ code: 'HOOK_FAILED', message: expect.stringContaining('odd') }),
+        }),
+      ]);
+      await agent.shutdown();
+    },
+  );
 });
 
 describe('turn_end and post_request', () => {
@@ -202,23 +241,32 @@ describe('turn_end and post_request', () => {
     const ends: { status: string; outputTokens: number }[] = [];
     const release = gate();
     const recorder = plugin('recorder', {
-      turn_end: [({ data }) => void ends.push({ status: data.status, outputTokens: data.usage.outputTokens })],
+      turn_end: [
+        ({ data }) => void ends.push({ status: data.status, outputTokens: data.usage.outputTokens }),
+      ],
     });
     const { agent, session } = await buildAgent(
       [
         reply.text('done', { usage: { inputTokens: 10, outputTokens: 4 } }),
-        [{ type: 'text_delta', text: 'partial' }, { type: 'wait', until: release.promise }],
+        [
+          { type: 'text_delta', text: 'partial' },
+          { type: 'wait', until: release.promise },
+        ],
         reply.error(new AgentError('PROVIDER_ERROR', 'invalid request', { retryable: false })),
       ],
       [[recorder]],
     );
 
-    await (await session.sendMessage('complete me')).result;
+    await (
+      await session.sendMessage('complete me')
+    ).result;
     const cancelled = await session.sendMessage('cancel me');
     await firstValueFrom(cancelled.events.pipe(filter((e) => e.payload.type === 'text_delta')));
     cancelled.cancel();
     await cancelled.result;
-    await (await session.sendMessage('fail me')).result;
+    await (
+      await session.sendMessage('fail me')
+    ).result;
 
     expect(ends).toEqual([
       { status: 'completed', outputTokens: 4 },
@@ -230,7 +278,9 @@ describe('turn_end and post_request', () => {
 
   it('gives post_request the response’s usage, finish reason and attempt', async () => {
     const seen: unknown[] = [];
-    const meter = plugin('meter', { post_request: [({ data, turnId }) => void seen.push({ ...data, turnId })] });
+    const meter = plugin('meter', {
+      post_request: [({ data, turnId }) => void seen.push({ ...data, turnId })],
+    });
     const { agent, session } = await buildAgent(
       [reply.text('metered', { usage: { inputTokens: 120, outputTokens: 30, cachedInputTokens: 100 } })],
       [[meter]],

@@ -45,7 +45,9 @@ function statesOf(seen: SnapshotSeen[], machine: string): Set<string> {
 /** Runs a whole session (open, one turn, close, shutdown) with `inspect` as the observer. */
 async function runOneSession(inspect: InspectionObserver) {
   const provider = new ScriptedModelProvider({ script: [reply.text('Noted.', { chunks: 2 })] });
-  const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, inspect }).registerModelProvider(provider).build();
+  const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, inspect })
+    .registerModelProvider(provider)
+    .build();
   const session = await agent.newSession();
   const turn = await session.sendMessage(SECRET);
   await turn.result;
@@ -61,8 +63,10 @@ describe('AgentConfig.inspect', () => {
     const seen = machineSnapshots(events);
 
     expect(new Set(seen.map((s) => s.machine))).toEqual(new Set(['agent', 'session', 'turn']));
-    for (const state of ['ready', 'sessionActive', 'stopped']) expect(statesOf(seen, 'agent')).toContain(state);
-    for (const state of ['idle', 'running', 'closing', 'closed']) expect(statesOf(seen, 'session')).toContain(state);
+    for (const state of ['ready', 'sessionActive', 'stopped'])
+      expect(statesOf(seen, 'agent')).toContain(state);
+    for (const state of ['idle', 'running', 'closing', 'closed'])
+      expect(statesOf(seen, 'session')).toContain(state);
     for (const state of ['starting', 'preparing', 'requesting', 'finishing', 'completed']) {
       expect(statesOf(seen, 'turn')).toContain(state);
     }

@@ -38,7 +38,9 @@ describe('README: session lifecycle', () => {
     expect(await turn.result).toMatchObject({ status: 'completed' });
 
     await session.close();
-    expect(await memories.search('alice', '', 10)).toEqual([expect.objectContaining({ content: 'likes tea' })]);
+    expect(await memories.search('alice', '', 10)).toEqual([
+      expect.objectContaining({ content: 'likes tea' }),
+    ]);
     const again = await agent.resumeSession(session.id);
     expect(again.messages).toEqual(session.messages);
     await agent.shutdown();
@@ -64,7 +66,9 @@ describe('README: session lifecycle', () => {
       .registerModelProvider(provider)
       .build();
     const session = await inspected.newSession();
-    await (await session.sendMessage('hello')).result;
+    await (
+      await session.sendMessage('hello')
+    ).result;
     await inspected.shutdown();
 
     expect(logged).toContainEqual(['agent', 'ready']);

@@ -74,7 +74,10 @@ describe('session_start', () => {
 
   it('carries an explicit model and the systemPromptOverride', async () => {
     const { agent, starts } = await buildAgent([]);
-    const session = await agent.newSession({ modelId: OTHER_MODEL.id, systemPromptOverride: 'Answer in French.' });
+    const session = await agent.newSession({
+      modelId: OTHER_MODEL.id,
+      systemPromptOverride: 'Answer in French.',
+    });
     expect(starts[0]?.data).toEqual({
       sessionId: session.id,
       config: { modelId: OTHER_MODEL.id, systemPromptOverride: 'Answer in French.' },
@@ -85,7 +88,9 @@ describe('session_start', () => {
   it('does not fire on resumeSession', async () => {
     const { agent, starts } = await buildAgent([reply.text('Hello.')]);
     const session = await agent.newSession();
-    await (await session.sendMessage('hi')).result;
+    await (
+      await session.sendMessage('hi')
+    ).result;
     await session.close();
     expect(starts).toHaveLength(1);
 
@@ -140,7 +145,10 @@ describe('a memory load that fails at open', () => {
       delete: () => Promise.resolve(),
     };
     const provider = new ScriptedModelProvider({ script: [reply.text('Hello.')] });
-    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: 'user-1', checkpointInterval: 5 } })
+    const agent = await new AgentBuilder({
+      defaultModel: SCRIPTED_MODEL.id,
+      memory: { namespace: 'user-1', checkpointInterval: 5 },
+    })
       .registerModelProvider(provider)
       .registerMemoryStorage(unreachable)
       .build();
@@ -163,7 +171,9 @@ describe('the stored session config', () => {
   it('is the first stored event: metadata session_config with the resolved model, before the first user message', async () => {
     const { agent, storage } = await buildAgent([reply.text('Bonjour.')]);
     const session = await agent.newSession({ systemPromptOverride: 'Answer in French.' });
-    await (await session.sendMessage('hello')).result;
+    await (
+      await session.sendMessage('hello')
+    ).result;
     await session.close();
 
     const events = (await storage.loadSession(session.id))!;
@@ -183,19 +193,28 @@ describe('the stored session config', () => {
     const session = await agent.newSession({ modelId: OTHER_MODEL.id });
     await session.close();
     expect(await storage.loadSession(session.id)).toEqual([
-      expect.objectContaining({ payload: { type: 'metadata', key: 'session_config', value: { modelId: OTHER_MODEL.id } } }),
+      expect.objectContaining({
+        payload: { type: 'metadata', key: 'session_config', value: { modelId: OTHER_MODEL.id } },
+      }),
     ]);
     await agent.shutdown();
   });
 
   it('is what resume restores: the resumed session asks the stored model with the stored override, and is not stored twice', async () => {
     const { agent, provider, storage } = await buildAgent([reply.text('Bonjour.'), reply.text('Au revoir.')]);
-    const session = await agent.newSession({ modelId: OTHER_MODEL.id, systemPromptOverride: 'Answer in French.' });
-    await (await session.sendMessage('hello')).result;
+    const session = await agent.newSession({
+      modelId: OTHER_MODEL.id,
+      systemPromptOverride: 'Answer in French.',
+    });
+    await (
+      await session.sendMessage('hello')
+    ).result;
     await session.close();
 
     const resumed = await agent.resumeSession(session.id);
-    await (await resumed.sendMessage('bye')).result;
+    await (
+      await resumed.sendMessage('bye')
+    ).result;
     await resumed.close();
 
     const second = provider.requests[1]!;

@@ -27,7 +27,10 @@ function loggingPlugin(id: string, log: string[], options: { failShutdown?: bool
     description: `logs ${id}'s hooks`,
     apply(ctx) {
       ctx.tap('turn_end', ({ data }) => void log.push(`turn_end ${id} ${data.status}`));
-      ctx.tap('session_end', ({ data }) => void log.push(`session_end ${id} ${data.reason} turns=${data.turnCount}`));
+      ctx.tap(
+        'session_end',
+        ({ data }) => void log.push(`session_end ${id} ${data.reason} turns=${data.turnCount}`),
+      );
     },
     shutdown() {
       log.push(`shutdown ${id}`);
@@ -44,13 +47,17 @@ async function agentWithPlugins(script: ScriptStep[], log: string[], failing: st
     .registerModelProvider(provider)
     .registerSessionStorage(new InMemorySessionStorage())
     .registerMemoryStorage(memories);
-  for (const id of ['A', 'B', 'C']) builder = builder.registerPlugin(loggingPlugin(id, log, { failShutdown: failing.includes(id) }));
+  for (const id of ['A', 'B', 'C'])
+    builder = builder.registerPlugin(loggingPlugin(id, log, { failShutdown: failing.includes(id) }));
   const agent = await builder.build();
   return { agent, provider, memories };
 }
 
 /** A response that streams one delta and then never ends on its own. */
-const endless: ScriptStep = [{ type: 'text_delta', text: 'Let me' }, { type: 'wait', until: new Promise<void>(() => {}) }];
+const endless: ScriptStep = [
+  { type: 'text_delta', text: 'Let me' },
+  { type: 'wait', until: new Promise<void>(() => {}) },
+];
 
 /** A script step answering the extraction request, logging it. */
 function extraction(log: string[]): ScriptStep {
@@ -104,14 +111,18 @@ describe('agent.shutdown()', () => {
     expect(turnEvents.map((e) => e.payload.type)).toEqual(['text_delta', 'turn_cancelled']);
     // The session's stream completed (lastValueFrom settled) and held the turn's events.
     expect((await sessionEvents).map((e) => e.payload.type)).toEqual(['text_delta', 'turn_cancelled']);
-    expect(await memories.search(NAMESPACE, '', 10)).toEqual([expect.objectContaining({ content: 'likes tea' })]);
+    expect(await memories.search(NAMESPACE, '', 10)).toEqual([
+      expect.objectContaining({ content: 'likes tea' }),
+    ]);
   });
 
   it('with an idle session: session_end (shutdown) then plugins in reverse order; with no session: plugins only', async () => {
     const log: string[] = [];
     const { agent } = await agentWithPlugins([reply.text('Hi.'), extraction(log)], log);
     const session = await agent.newSession();
-    await (await session.sendMessage('hello')).result;
+    await (
+      await session.sendMessage('hello')
+    ).result;
     log.length = 0;
 
     await agent.shutdown();
@@ -149,7 +160,9 @@ describe('agent.shutdown()', () => {
   it('leaves an agent that opens no session and a session that takes no message', async () => {
     const { agent } = await agentWithPlugins([reply.text('Hi.')], []);
     const session = await agent.newSession();
-    await (await session.sendMessage('hello')).result;
+    await (
+      await session.sendMessage('hello')
+    ).result;
     await agent.shutdown();
 
     await expectRejection(agent.newSession());

@@ -49,7 +49,10 @@ export function gate() {
 }
 
 /** An echo tool that records its calls; read-only unless `mutating`. */
-export function recordingTool(name: string, options: { mutating?: boolean; run?: (text: string, signal: AbortSignal) => Promise<string> } = {}) {
+export function recordingTool(
+  name: string,
+  options: { mutating?: boolean; run?: (text: string, signal: AbortSignal) => Promise<string> } = {},
+) {
   const log: string[] = [];
   const tool = defineTool({
     name,

@@ -37,7 +37,13 @@ describe('cancelling a turn', () => {
   it('mid-stream: keeps the partial answer as incomplete with the interrupted note', async () => {
     const g = gate();
     const { agent, provider } = await createTestAgent({
-      script: [held(g.promise, [{ type: 'text_delta', text: 'Half an ans' }], [{ type: 'text_delta', text: 'never' }])],
+      script: [
+        held(
+          g.promise,
+          [{ type: 'text_delta', text: 'Half an ans' }],
+          [{ type: 'text_delta', text: 'never' }],
+        ),
+      ],
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('hi');
@@ -100,11 +106,15 @@ describe('cancelling a turn', () => {
   it('during compaction: the summary request is aborted and the turn ends cancelled', async () => {
     const g = gate();
     const { agent, provider } = await createTestAgent({
-      config: { compaction: { reservedOutputTokens: 0, bufferTokens: 0, thresholdRatio: 0.01, keepRecentRatio: 0.01 } },
+      config: {
+        compaction: { reservedOutputTokens: 0, bufferTokens: 0, thresholdRatio: 0.01, keepRecentRatio: 0.01 },
+      },
       script: [reply.text('x'.repeat(8_000)), held(g.promise)],
     });
     const session = await agent.newSession();
-    await (await session.sendMessage('one')).result;
+    await (
+      await session.sendMessage('one')
+    ).result;
     const turn = await session.sendMessage('two');
     await until(() => provider.calls === 2);
     expect(provider.requests[1]!.purpose).toBe('compaction');
@@ -121,7 +131,9 @@ describe('cancelling a turn', () => {
       script: [reply.text('first answer'), held(g.promise, [{ type: 'text_delta', text: 'partial' }])],
     });
     const session = await agent.newSession();
-    await (await session.sendMessage('one')).result;
+    await (
+      await session.sendMessage('one')
+    ).result;
     const turn = await session.sendMessage('two');
     const seen: string[] = [];
     turn.events.subscribe((e) => seen.push(e.payload.type));

@@ -6,16 +6,35 @@ describe('a conversation through the public API', () => {
   it('streams deltas, keeps the history across turns and sends it to the model', async () => {
     const { agent, provider } = await createTestAgent({
       script: [
-        reply.text('Hello there!', { chunks: 3, reasoning: 'greet back', usage: { inputTokens: 10, outputTokens: 4 } }),
+        reply.text('Hello there!', {
+          chunks: 3,
+          reasoning: 'greet back',
+          usage: { inputTokens: 10, outputTokens: 4 },
+        }),
         reply.text('You said hi.', { usage: { inputTokens: 20, outputTokens: 5 } }),
       ],
     });
     const session = await agent.newSession();
     const first = await session.sendMessage('hi');
     const events = await eventsOf(first);
-    expect(types(events)).toEqual(['reasoning_delta', 'text_delta', 'text_delta', 'text_delta', 'usage', 'turn_complete']);
-    expect(events.filter((e) => e.payload.type === 'text_delta').map((e) => (e.payload as { text: string }).text).join('')).toBe('Hello there!');
-    expect(await first.result).toEqual({ status: 'completed', usage: { inputTokens: 10, outputTokens: 4, totalTokens: 14 } });
+    expect(types(events)).toEqual([
+      'reasoning_delta',
+      'text_delta',
+      'text_delta',
+      'text_delta',
+      'usage',
+      'turn_complete',
+    ]);
+    expect(
+      events
+        .filter((e) => e.payload.type === 'text_delta')
+        .map((e) => (e.payload as { text: string }).text)
+        .join(''),
+    ).toBe('Hello there!');
+    expect(await first.result).toEqual({
+      status: 'completed',
+      usage: { inputTokens: 10, outputTokens: 4, totalTokens: 14 },
+    });
 
     const second = await session.sendMessage({ content: [{ type: 'text', text: 'what did I say?' }] });
     await second.result;
@@ -52,7 +71,15 @@ describe('a conversation through the public API', () => {
     const { ScriptedModelProvider } = await import('../../src/testing/index.js');
     const { AgentBuilder } = await import('../../src/index.js');
     const provider = new ScriptedModelProvider({
-      models: [{ id: 'priced', displayName: 'Priced', contextWindow: 100_000, capabilities: { toolUse: true, vision: false, streaming: true }, pricing: { inputPerMillion: 2, outputPerMillion: 8 } }],
+      models: [
+        {
+          id: 'priced',
+          displayName: 'Priced',
+          contextWindow: 100_000,
+          capabilities: { toolUse: true, vision: false, streaming: true },
+          pricing: { inputPerMillion: 2, outputPerMillion: 8 },
+        },
+      ],
       script: [reply.text('ok', { usage: { inputTokens: 500_000, outputTokens: 250_000 } })],
     });
     const agent = await new AgentBuilder({ defaultModel: 'priced' }).registerModelProvider(provider).build();
@@ -72,9 +99,13 @@ describe('a conversation through the public API', () => {
       },
     });
     const session = await agent.newSession({ systemPromptOverride: 'Answer in French.' });
-    await (await session.sendMessage('x')).result;
+    await (
+      await session.sendMessage('x')
+    ).result;
     const prompt = provider.requests[0]!.systemPrompt;
-    const order = ['Be brief.', 'Answer in French.', 'Cheerful.', 'timezone: UTC'].map((s) => prompt.indexOf(s));
+    const order = ['Be brief.', 'Answer in French.', 'Cheerful.', 'timezone: UTC'].map((s) =>
+      prompt.indexOf(s),
+    );
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((x, y) => x - y)).toEqual(order);
     await agent.shutdown();
@@ -89,7 +120,9 @@ describe('a conversation through the public API', () => {
       .registerSkill({ name: 'review', description: 'Review code', prompt: 'Review carefully.' })
       .build();
     const session = await agent.newSession();
-    await (await session.sendMessage('/review this please')).result;
+    await (
+      await session.sendMessage('/review this please')
+    ).result;
     expect(provider.requests[0]!.messages.slice(0, 2)).toEqual([
       { type: 'system', content: '<skill>\n<name>review</name>\nReview carefully.\n</skill>' },
       { type: 'user', content: [{ type: 'text', text: '/review this please' }] },

@@ -35,11 +35,24 @@ describe('persistence and resume', () => {
       ],
     });
     const session = await agent.newSession();
-    await (await session.sendMessage('hi')).result;
+    await (
+      await session.sendMessage('hi')
+    ).result;
     expect(seenAtRequest).toEqual(['metadata', 'user_message']);
-    expect(storage.written).toEqual(['metadata', 'user_message', 'assistant_message', 'tool_call', 'tool_result', 'assistant_message']);
+    expect(storage.written).toEqual([
+      'metadata',
+      'user_message',
+      'assistant_message',
+      'tool_call',
+      'tool_result',
+      'assistant_message',
+    ]);
     const stored = await storage.loadSession(session.id);
-    expect(stored![0]!.payload).toEqual({ type: 'metadata', key: 'session_config', value: { modelId: 'scripted-model' } });
+    expect(stored![0]!.payload).toEqual({
+      type: 'metadata',
+      key: 'session_config',
+      value: { modelId: 'scripted-model' },
+    });
     await agent.shutdown();
   });
 
@@ -89,21 +102,30 @@ describe('persistence and resume', () => {
       storage,
       tools: [recordingTool('echo').tool],
       script: [
-        reply.toolCalls([{ name: 'echo', arguments: { text: 'a' } }, { name: 'echo', arguments: '{bad' }]),
+        reply.toolCalls([
+          { name: 'echo', arguments: { text: 'a' } },
+          { name: 'echo', arguments: '{bad' },
+        ]),
         reply.text('first'),
         reply.text('second'),
         reply.text('after resume'),
       ],
     });
     const session = await agent.newSession({ systemPromptOverride: 'Be terse.' });
-    await (await session.sendMessage('one')).result;
-    await (await session.sendMessage('two')).result;
+    await (
+      await session.sendMessage('one')
+    ).result;
+    await (
+      await session.sendMessage('two')
+    ).result;
     const live = [...session.messages];
     await session.close();
     const resumed = await agent.resumeSession(session.id);
     expect(resumed.messages).toEqual(live);
     expect(resumed.modelId).toBe('scripted-model');
-    await (await resumed.sendMessage('three')).result;
+    await (
+      await resumed.sendMessage('three')
+    ).result;
     expect(provider.requests.at(-1)!.systemPrompt).toContain('Be terse.');
     const summary = (await storage.listSessions(null, 10)).sessions[0]!;
     expect(summary).toMatchObject({ id: session.id, turnCount: 3, title: 'one', modelId: 'scripted-model' });
@@ -112,14 +134,20 @@ describe('persistence and resume', () => {
 
   it('resumes from the last context snapshot after a compaction', async () => {
     const { agent } = await createTestAgent({
-      config: { compaction: { reservedOutputTokens: 0, bufferTokens: 0, thresholdRatio: 0.01, keepRecentRatio: 0.01 } },
+      config: {
+        compaction: { reservedOutputTokens: 0, bufferTokens: 0, thresholdRatio: 0.01, keepRecentRatio: 0.01 },
+      },
       script: [reply.text('x'.repeat(8_000)), reply.text('summary of the start'), reply.text('ok')],
     });
     const session = await agent.newSession();
-    await (await session.sendMessage('one')).result;
+    await (
+      await session.sendMessage('one')
+    ).result;
     const turn = await session.sendMessage('two');
     const events = await eventsOf(turn);
-    expect(events.find((e) => e.payload.type === 'context_compacted')!.payload).toMatchObject({ strategy: 'summary' });
+    expect(events.find((e) => e.payload.type === 'context_compacted')!.payload).toMatchObject({
+      strategy: 'summary',
+    });
     expect(session.messages[0]).toMatchObject({ type: 'system' });
     expect((session.messages[0] as { content: string }).content).toContain('summary of the start');
     const live = [...session.messages];

@@ -18,7 +18,11 @@ describe('retries of model requests', () => {
     expect((await turn.result).status).toBe('completed');
     expect(provider.calls).toBe(3);
     expect(types(events)).toEqual(['error', 'error', 'text_delta', 'turn_complete']);
-    expect(events.filter((e) => e.payload.type === 'error').every((e) => (e.payload as { fatal: boolean }).fatal === false)).toBe(true);
+    expect(
+      events
+        .filter((e) => e.payload.type === 'error')
+        .every((e) => (e.payload as { fatal: boolean }).fatal === false),
+    ).toBe(true);
     // Only one assistant message: failed attempts leave no trace in the history.
     expect(session.messages.filter((m) => m.type === 'assistant')).toHaveLength(1);
     await agent.shutdown();
@@ -36,21 +40,35 @@ describe('retries of model requests', () => {
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('PROVIDER_ERROR');
     expect(provider.calls).toBe(3);
-    expect(events.at(-1)!.payload).toMatchObject({ type: 'error', fatal: true, error: { code: 'PROVIDER_ERROR', retryable: true } });
+    expect(events.at(-1)!.payload).toMatchObject({
+      type: 'error',
+      fatal: true,
+      error: { code: 'PROVIDER_ERROR', retryable: true },
+    });
     await agent.shutdown();
   });
 
   it('does not retry after output: the partial answer stays incomplete and the turn fails', async () => {
     const { agent, provider } = await createTestAgent({
       config: fast,
-      script: [[{ type: 'text_delta', text: 'Par' }, { type: 'throw', error: overloaded() }], reply.text('unused')],
+      script: [
+        [
+          { type: 'text_delta', text: 'Par' },
+          { type: 'throw', error: overloaded() },
+        ],
+        reply.text('unused'),
+      ],
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('hi');
     await turn.result;
     expect(provider.calls).toBe(1);
     expect((await turn.result).status).toBe('failed');
-    expect(session.messages[1]).toEqual({ type: 'assistant', content: [{ type: 'text', text: 'Par' }], status: 'incomplete' });
+    expect(session.messages[1]).toEqual({
+      type: 'assistant',
+      content: [{ type: 'text', text: 'Par' }],
+      status: 'incomplete',
+    });
     const live = [...session.messages];
     await session.close();
     expect((await agent.resumeSession(session.id)).messages).toEqual(live);
@@ -58,7 +76,10 @@ describe('retries of model requests', () => {
   });
 
   it('wraps a non-AgentError thrown by a provider as a non-retryable PROVIDER_ERROR', async () => {
-    const { agent, provider } = await createTestAgent({ config: fast, script: [reply.error(new TypeError('oops')), reply.text('x')] });
+    const { agent, provider } = await createTestAgent({
+      config: fast,
+      script: [reply.error(new TypeError('oops')), reply.text('x')],
+    });
     const session = await agent.newSession();
     const result = await (await session.sendMessage('hi')).result;
     expect(result.status).toBe('failed');
@@ -88,16 +109,34 @@ describe('retries of model requests', () => {
       description: 'records hooks',
       apply(ctx) {
         ctx.tap('pre_request', ({ data }) => void log.push(`pre:${data.attempt}`));
-        ctx.tap('on_retry', ({ data }) => void log.push(`retry:${data.attempt}:${data.delayMs}:${data.error.code}`));
+        ctx.tap(
+          'on_retry',
+          ({ data }) => void log.push(`retry:${data.attempt}:${data.delayMs}:${data.error.code}`),
+        );
         ctx.tap('on_error', ({ data }) => void log.push(`error:${data.error.code}`));
         ctx.tap('turn_end', ({ data }) => void log.push(`end:${data.status}`));
       },
     };
-    const provider = new ScriptedModelProvider({ script: [reply.error(overloaded()), reply.error(overloaded()), reply.error(overloaded())] });
-    const agent = await new AgentBuilder({ defaultModel: 'scripted-model', ...fast }).registerModelProvider(provider).registerPlugin(plugin).build();
+    const provider = new ScriptedModelProvider({
+      script: [reply.error(overloaded()), reply.error(overloaded()), reply.error(overloaded())],
+    });
+    const agent = await new AgentBuilder({ defaultModel: 'scripted-model', ...fast })
+      .registerModelProvider(provider)
+      .registerPlugin(plugin)
+      .build();
     const session = await agent.newSession();
-    await (await session.sendMessage('hi')).result;
-    expect(log).toEqual(['pre:1', 'retry:1:1:PROVIDER_ERROR', 'pre:2', 'retry:2:1:PROVIDER_ERROR', 'pre:3', 'error:PROVIDER_ERROR', 'end:failed']);
+    await (
+      await session.sendMessage('hi')
+    ).result;
+    expect(log).toEqual([
+      'pre:1',
+      'retry:1:1:PROVIDER_ERROR',
+      'pre:2',
+      'retry:2:1:PROVIDER_ERROR',
+      'pre:3',
+      'error:PROVIDER_ERROR',
+      'end:failed',
+    ]);
     await agent.shutdown();
   });
 
@@ -109,7 +148,10 @@ describe('retries of model requests', () => {
       apply: (ctx) => ctx.tap('on_retry', () => HookResult.abort('budget')),
     };
     const provider = new ScriptedModelProvider({ script: [reply.error(overloaded()), reply.text('unused')] });
-    const agent = await new AgentBuilder({ defaultModel: 'scripted-model', ...fast }).registerModelProvider(provider).registerPlugin(plugin).build();
+    const agent = await new AgentBuilder({ defaultModel: 'scripted-model', ...fast })
+      .registerModelProvider(provider)
+      .registerPlugin(plugin)
+      .build();
     const session = await agent.newSession();
     const result = await (await session.sendMessage('hi')).result;
     expect(result.status).toBe('failed');

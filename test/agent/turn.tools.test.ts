@@ -78,7 +78,9 @@ describe('tool batches through the public API', () => {
       ],
     });
     const session = await agent.newSession();
-    await (await session.sendMessage('go')).result;
+    await (
+      await session.sendMessage('go')
+    ).result;
     expect(log).toEqual(['start:r1', 'end:r1', 'start:w', 'end:w', 'start:r2', 'end:r2']);
     await agent.shutdown();
   });

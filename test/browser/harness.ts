@@ -65,8 +65,7 @@ export class PageError extends Error {
     super(`in the page, ${fn}(): ${error.message}`);
     this.name = `PageError(${error.name})`;
     this.code = error.code;
-    if (error.stack)
-      this.stack = `${this.name}: ${this.message}\n--- page stack ---\n${error.stack}`;
+    if (error.stack) this.stack = `${this.name}: ${this.message}\n--- page stack ---\n${error.stack}`;
   }
 }
 

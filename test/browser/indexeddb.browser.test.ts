@@ -40,8 +40,7 @@ function page(): HarnessPage {
 }
 
 describe('IndexedDbSessionStorage meets the SessionStorage contract (Chromium)', SLOW, () => {
-  for (const { name } of sessionStorageContract)
-    it(name, () => page().call('sessionContract', name));
+  for (const { name } of sessionStorageContract) it(name, () => page().call('sessionContract', name));
 });
 
 describe('IndexedDbMemoryStorage meets the MemoryStorage contract (Chromium)', SLOW, () => {

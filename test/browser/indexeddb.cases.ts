@@ -128,18 +128,10 @@ export const indexedDbCases: IdbCase[] = [
         'database after the first use',
       );
       const raw = await openRaw(env);
-      check.deepEqual(
-        [...raw.objectStoreNames].sort(),
-        ['events', 'memories', 'sessions'],
-        'stores',
-      );
+      check.deepEqual([...raw.objectStoreNames].sort(), ['events', 'memories', 'sessions'], 'stores');
       const tx = raw.transaction(['sessions', 'events', 'memories']);
       check.deepEqual([...tx.objectStore('sessions').indexNames], ['byUpdate'], 'session indexes');
-      check.deepEqual(
-        [...tx.objectStore('memories').indexNames],
-        ['byNamespaceUpdate'],
-        'memory indexes',
-      );
+      check.deepEqual([...tx.objectStore('memories').indexNames], ['byNamespaceUpdate'], 'memory indexes');
       check.deepEqual(tx.objectStore('events').keyPath, ['sessionId', 'seq'], 'event key path');
       raw.close();
       await storage.close();
@@ -159,11 +151,7 @@ export const indexedDbCases: IdbCase[] = [
         eventCount: 2,
       };
       const v1 = await openRaw(env, 1, (db) => MIGRATIONS[0]!(db, undefined as never));
-      check.deepEqual(
-        [...v1.transaction('memories').store.indexNames],
-        ['namespace'],
-        'v1 memory index',
-      );
+      check.deepEqual([...v1.transaction('memories').store.indexNames], ['namespace'], 'v1 memory index');
       await v1.put('sessions', summary);
       await v1.put('events', { sessionId: 'old', seq: 0, event: userEvent(1, 'from v1') });
       await v1.put('events', { sessionId: 'old', seq: 1, event: toolResultEvent(2, 'result') });
@@ -194,11 +182,7 @@ export const indexedDbCases: IdbCase[] = [
       check.equal(v2.version, 2, 'version after the upgrade');
       const tx = v2.transaction(['sessions', 'memories']);
       check.deepEqual([...tx.objectStore('sessions').indexNames], ['byUpdate'], 'v2 session index');
-      check.deepEqual(
-        [...tx.objectStore('memories').indexNames],
-        ['byNamespaceUpdate'],
-        'v2 memory index',
-      );
+      check.deepEqual([...tx.objectStore('memories').indexNames], ['byNamespaceUpdate'], 'v2 memory index');
       v2.close();
       await storage.close();
       await memories.close();
@@ -225,10 +209,7 @@ export const indexedDbCases: IdbCase[] = [
           await Promise.resolve();
           const rest = events.slice(1).map((event) => storage.saveEvent('burst', event));
           await Promise.all([first, ...rest]);
-          check.ok(
-            transactions <= 2,
-            `300 saves used ${transactions} transactions, expected at most 2`,
-          );
+          check.ok(transactions <= 2, `300 saves used ${transactions} transactions, expected at most 2`);
           check.deepEqual(await storage.loadSession('burst'), events, 'events in call order');
         },
       );
@@ -245,11 +226,7 @@ export const indexedDbCases: IdbCase[] = [
       const raw = await openRaw(env);
       const stored = await raw.get('events', ['s1', 0]);
       raw.close();
-      check.deepEqual(
-        stored,
-        { sessionId: 's1', seq: 0, event: userEvent(1, 'durable') },
-        'stored record',
-      );
+      check.deepEqual(stored, { sessionId: 's1', seq: 0, event: userEvent(1, 'durable') }, 'stored record');
       await storage.close();
     },
   },
@@ -258,20 +235,12 @@ export const indexedDbCases: IdbCase[] = [
     async run(env) {
       const storage = sessions(env);
       void storage.saveEvent('s1', userEvent(1, 'not awaited'));
-      check.deepEqual(
-        await storage.loadSession('s1'),
-        [userEvent(1, 'not awaited')],
-        'read sees the save',
-      );
+      check.deepEqual(await storage.loadSession('s1'), [userEvent(1, 'not awaited')], 'read sees the save');
       const saves = [storage.saveEvent('s1', userEvent(2, 'before delete'))];
       const deleted = storage.deleteSession('s1');
       saves.push(storage.saveEvent('s1', userEvent(3, 'after delete')));
       await Promise.all([...saves, deleted]);
-      check.deepEqual(
-        await storage.loadSession('s1'),
-        [userEvent(3, 'after delete')],
-        'after delete',
-      );
+      check.deepEqual(await storage.loadSession('s1'), [userEvent(3, 'after delete')], 'after delete');
       check.equal((await summaryOf(storage, 's1')).eventCount, 1, 'eventCount after delete');
       await storage.close();
     },
@@ -290,14 +259,11 @@ export const indexedDbCases: IdbCase[] = [
           function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['add']>) {
             // The disk fills up at the second write of the next batch.
             adds += 1;
-            if (adds === 2)
-              throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+            if (adds === 2) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
             return original.apply(this, args);
           },
         async () => {
-          const batch = [3, 4, 5].map((s) =>
-            storage.saveEvent('s1', toolResultEvent(s, `lost ${s}`)),
-          );
+          const batch = [3, 4, 5].map((s) => storage.saveEvent('s1', toolResultEvent(s, `lost ${s}`)));
           const errors = await Promise.all(
             batch.map((save) => check.rejects(save, 'STORAGE_ERROR', 'save in the failed batch')),
           );
@@ -315,11 +281,7 @@ export const indexedDbCases: IdbCase[] = [
         [...kept, userEvent(6, 'next batch')],
         'after the next batch',
       );
-      check.equal(
-        (await summaryOf(storage, 's1')).eventCount,
-        3,
-        'eventCount after the next batch',
-      );
+      check.equal((await summaryOf(storage, 's1')).eventCount, 3, 'eventCount after the next batch');
       await storage.close();
     },
   },
@@ -413,11 +375,7 @@ export const indexedDbCases: IdbCase[] = [
         content: ['not', 'text'],
       });
       raw.close();
-      check.deepEqual(
-        await memories.search('ns', '', 10),
-        [memory('good', 'likes tea', 1)],
-        'found',
-      );
+      check.deepEqual(await memories.search('ns', '', 10), [memory('good', 'likes tea', 1)], 'found');
       check.deepEqual(
         reports.map((r) => [r.store, r.key]),
         [['memories', 'bad']],
@@ -471,11 +429,7 @@ export const indexedDbCases: IdbCase[] = [
       );
       check.equal(await storage.loadSession('s1'), null, 'after the delete');
       await storage.saveEvent('s2', userEvent(2, 'reopened'));
-      check.deepEqual(
-        await storage.loadSession('s2'),
-        [userEvent(2, 'reopened')],
-        'after reopening',
-      );
+      check.deepEqual(await storage.loadSession('s2'), [userEvent(2, 'reopened')], 'after reopening');
       await storage.close();
     },
   },

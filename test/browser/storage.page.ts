@@ -186,11 +186,7 @@ exposeToHarness({
       burst.map((save) => check.rejects(save, 'STORAGE_ERROR', 'save over the quota')),
     );
     check.equal((errors[0]!.cause as DOMException).name, 'QuotaExceededError', 'cause');
-    check.deepEqual(
-      await storage.loadSession('s1'),
-      QUOTA_EVENTS,
-      'events stored before the failure',
-    );
+    check.deepEqual(await storage.loadSession('s1'), QUOTA_EVENTS, 'events stored before the failure');
     return errors[0]!.message;
   },
 

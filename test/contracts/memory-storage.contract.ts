@@ -147,11 +147,7 @@ export const memoryStorageContract: ContractCase<MemoryStorage>[] = [
         (({ namespace: _namespace, ...rest }) => rest)(valid),
       ];
       for (const [index, value] of invalid.entries()) {
-        await check.rejects(
-          () => storage.save(value as Memory),
-          'INVALID_INPUT',
-          `invalid memory #${index}`,
-        );
+        await check.rejects(() => storage.save(value as Memory), 'INVALID_INPUT', `invalid memory #${index}`);
       }
       check.deepEqual(await storage.search('ns', '', 10), [], 'nothing stored');
     },
@@ -164,16 +160,17 @@ export const memoryStorageContract: ContractCase<MemoryStorage>[] = [
         memory('plain', 'lives in Oslo', 2),
       ]);
       check.deepEqual(ids(await storage.search('ns', 'style', 10)), ['tagged'], 'by tag');
-      check.deepEqual(ids(await storage.search('ns', 'tone oslo', 10)), ['plain', 'tagged'], 'tag and content');
+      check.deepEqual(
+        ids(await storage.search('ns', 'tone oslo', 10)),
+        ['plain', 'tagged'],
+        'tag and content',
+      );
     },
   },
   {
     name: 'words inside unspaced Chinese text are found',
     async run(storage) {
-      await saveAll(storage, [
-        memory('coffee', '用户喜欢喝咖啡', 1),
-        memory('tea', '用户每天喝茶', 2),
-      ]);
+      await saveAll(storage, [memory('coffee', '用户喜欢喝咖啡', 1), memory('tea', '用户每天喝茶', 2)]);
       check.deepEqual(ids(await storage.search('ns', '咖啡', 10)), ['coffee'], 'two characters');
       check.deepEqual(ids(await storage.search('ns', '茶', 10)), ['tea'], 'one character');
       check.deepEqual(ids(await storage.search('ns', '用户', 10)), ['tea', 'coffee'], 'shared word');

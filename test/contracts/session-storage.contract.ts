@@ -413,11 +413,7 @@ export const sessionStorageContract: ContractCase<SessionStorage>[] = [
       ]);
       // base64url of '{"x":1}', of 'not json', and a JSON number.
       for (const cursor of ['', 'not a cursor!', 'eyJ4IjoxfQ', 'bm90IGpzb24', 'NDI', '%%%']) {
-        await check.rejects(
-          () => storage.listSessions(cursor, 1),
-          'INVALID_INPUT',
-          `cursor '${cursor}'`,
-        );
+        await check.rejects(() => storage.listSessions(cursor, 1), 'INVALID_INPUT', `cursor '${cursor}'`);
       }
     },
   },

@@ -50,7 +50,9 @@ function sessionHarness(resumed = false) {
   actor.subscribe({ error: (e) => log.push(`actor error ${String(e)}`) });
   actor.start();
   // The children are typed as the real Turn machine; the stand-in also takes FINISH.
-  const turn = () => actor.getSnapshot().children.turn as unknown as { send(e: { type: string }): void; getSnapshot(): { value: unknown } } | undefined;
+  const turn = () =>
+    actor.getSnapshot().children.turn as unknown as
+      { send(e: { type: string }): void; getSnapshot(): { value: unknown } } | undefined;
   const send = { turn: { turnId: 't', sessionId: 's1', maxRetries: 0, maxToolCallsPerTurn: 5 } };
   return { actor, log, open, close, turn, send };
 }
@@ -155,7 +157,8 @@ describe('Agent machine', () => {
     );
     actor.subscribe({ error: (e) => log.push(`actor error ${String(e)}`) });
     actor.start();
-    const open = (id: string) => actor.send({ type: 'OPEN', session: { sessionId: id, resumed: false, turnCount: 0 } });
+    const open = (id: string) =>
+      actor.send({ type: 'OPEN', session: { sessionId: id, resumed: false, turnCount: 0 } });
     return { actor, log, open };
   }
 

@@ -5,7 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { call, createTurnHarness, fatal, retryable, usage } from './turn-harness.js';
 
-const response = (toolCalls: ReturnType<typeof call>[], u = usage(10, 5), finishReason = toolCalls.length ? 'tool_calls' : 'stop') => ({
+const response = (
+  toolCalls: ReturnType<typeof call>[],
+  u = usage(10, 5),
+  finishReason = toolCalls.length ? 'tool_calls' : 'stop',
+) => ({
   toolCalls,
   finishReason,
   usage: u,
@@ -27,7 +31,10 @@ describe('Turn machine', () => {
     const out = await h.output();
     expect(out).toEqual({ status: 'completed', usage: usage(10, 5), finishReason: 'stop', error: null });
     expect(h.actions.filter((a) => a.type === 'emitTerminal')).toEqual([
-      { type: 'emitTerminal', params: { turnId: 't1', status: 'completed', usage: usage(10, 5), finishReason: 'stop', error: null } },
+      {
+        type: 'emitTerminal',
+        params: { turnId: 't1', status: 'completed', usage: usage(10, 5), finishReason: 'stop', error: null },
+      },
     ]);
     expect(h.errors).toEqual([]);
   });
@@ -64,7 +71,11 @@ describe('Turn machine', () => {
     await h.done('prepareRequest', { needsCompaction: false });
     await h.done('streamModel', response([], usage(1, 1)));
     await h.done('endTurn');
-    expect(await h.output()).toMatchObject({ status: 'completed', usage: usage(11, 6), finishReason: 'stop' });
+    expect(await h.output()).toMatchObject({
+      status: 'completed',
+      usage: usage(11, 6),
+      finishReason: 'stop',
+    });
   });
 
   it('retries a retryable error without output, counting attempts, then gives up', async () => {

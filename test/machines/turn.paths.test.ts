@@ -41,7 +41,10 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
   for (const actor of running) {
     switch (actor) {
       case 'prepareRequest':
-        events.push(done(actor, 'fits', { needsCompaction: false }), done(actor, 'over', { needsCompaction: true }));
+        events.push(
+          done(actor, 'fits', { needsCompaction: false }),
+          done(actor, 'over', { needsCompaction: true }),
+        );
         break;
       case 'compactContext':
         events.push(done(actor, 'compacted', { usage: usage(3, 1) }));
@@ -117,7 +120,10 @@ function valueToPath(value: unknown): string {
 
 /** Replays a path's events against a real actor whose steps are fakes; checks each state. */
 async function replay(steps: { event: SampleEvent; state: TurnSnapshot }[]) {
-  const h = createTurnHarness({ maxRetries: INPUT.maxRetries, maxToolCallsPerTurn: INPUT.maxToolCallsPerTurn });
+  const h = createTurnHarness({
+    maxRetries: INPUT.maxRetries,
+    maxToolCallsPerTurn: INPUT.maxToolCallsPerTurn,
+  });
   for (const { event, state } of steps) {
     if (event.type === 'xstate.init') continue;
     if (event.type === 'CANCEL') await h.cancel();
@@ -133,7 +139,10 @@ async function replay(steps: { event: SampleEvent; state: TurnSnapshot }[]) {
 }
 
 describe('Turn machine paths (xstate/graph)', () => {
-  const shortest = getShortestPaths(turnMachine, traversal) as unknown as StatePath<TurnSnapshot, SampleEvent>[];
+  const shortest = getShortestPaths(turnMachine, traversal) as unknown as StatePath<
+    TurnSnapshot,
+    SampleEvent
+  >[];
   const byState = new Map(shortest.map((p) => [serializeState(p.state), p]));
   const edges = allTransitions();
 
@@ -170,7 +179,11 @@ describe('Turn machine paths (xstate/graph)', () => {
 
   it('every path ends in exactly one terminal emission', async () => {
     const finals = shortest.filter((p) => p.state.status === 'done');
-    expect([...new Set(finals.map((p) => p.state.value))].sort()).toEqual(['cancelled', 'completed', 'failed']);
+    expect([...new Set(finals.map((p) => p.state.value))].sort()).toEqual([
+      'cancelled',
+      'completed',
+      'failed',
+    ]);
     for (const path of finals) {
       const h = await replay(path.steps);
       expect(h.actions.filter((a) => a.type === 'emitTerminal')).toHaveLength(1);

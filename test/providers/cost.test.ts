@@ -10,7 +10,10 @@ describe('costOf', () => {
   });
 
   it('bills all input at the input price when there is no cached price', () => {
-    expect(costOf(usage, { inputPerMillion: 2.5, outputPerMillion: 10 })).toBeCloseTo((1000 * 2.5 + 100 * 10) / 1e6, 15);
+    expect(costOf(usage, { inputPerMillion: 2.5, outputPerMillion: 10 })).toBeCloseTo(
+      (1000 * 2.5 + 100 * 10) / 1e6,
+      15,
+    );
   });
 
   it('bills reasoning tokens as the output they are part of', () => {
@@ -20,6 +23,9 @@ describe('costOf', () => {
 
   it('never bills more cached tokens than input tokens', () => {
     const odd = { inputTokens: 10, cachedInputTokens: 50, outputTokens: 0, totalTokens: 10 };
-    expect(costOf(odd, { inputPerMillion: 1, cachedInputPerMillion: 0.5, outputPerMillion: 1 })).toBeCloseTo(5 / 1e6, 15);
+    expect(costOf(odd, { inputPerMillion: 1, cachedInputPerMillion: 0.5, outputPerMillion: 1 })).toBeCloseTo(
+      5 / 1e6,
+      15,
+    );
   });
 });

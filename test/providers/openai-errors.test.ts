@@ -26,7 +26,9 @@ describe('retryAfterMsFromHeaders', () => {
   });
 
   it('reads retry-after as an HTTP date relative to now, never negative', () => {
-    expect(retryAfterMsFromHeaders(headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:20 GMT' }), now)).toBe(20_000);
+    expect(retryAfterMsFromHeaders(headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:20 GMT' }), now)).toBe(
+      20_000,
+    );
     expect(retryAfterMsFromHeaders(headers({ 'retry-after': 'Wed, 31 Dec 2025 23:59:00 GMT' }), now)).toBe(0);
   });
 
@@ -40,16 +42,33 @@ describe('retryAfterMsFromHeaders', () => {
 
 describe('httpStatusError', () => {
   it('names the provider and status, keeps the server message, and sets retryAfterMs only when retryable', () => {
-    const limited = httpStatusError('acme', { status: 429, serverMessage: 'slow down', headers: headers({ 'retry-after': '2' }) });
+    const limited = httpStatusError('acme', {
+      status: 429,
+      serverMessage: 'slow down',
+      headers: headers({ 'retry-after': '2' }),
+    });
     expect(limited.message).toBe("[PROVIDER_ERROR] provider 'acme': HTTP 429: slow down");
-    expect([limited.code, limited.source, limited.retryable, limited.retryAfterMs]).toEqual(['PROVIDER_ERROR', 'provider', true, 2000]);
+    expect([limited.code, limited.source, limited.retryable, limited.retryAfterMs]).toEqual([
+      'PROVIDER_ERROR',
+      'provider',
+      true,
+      2000,
+    ]);
     const denied = httpStatusError('acme', { status: 403, headers: headers({ 'retry-after': '2' }) });
-    expect([denied.retryable, denied.retryAfterMs, denied.message]).toEqual([false, undefined, "[PROVIDER_ERROR] provider 'acme': HTTP 403"]);
+    expect([denied.retryable, denied.retryAfterMs, denied.message]).toEqual([
+      false,
+      undefined,
+      "[PROVIDER_ERROR] provider 'acme': HTTP 403",
+    ]);
   });
 
   it('lets x-should-retry override the status', () => {
-    expect(httpStatusError('a', { status: 400, headers: headers({ 'x-should-retry': 'true' }) }).retryable).toBe(true);
-    expect(httpStatusError('a', { status: 500, headers: headers({ 'x-should-retry': 'false' }) }).retryable).toBe(false);
+    expect(
+      httpStatusError('a', { status: 400, headers: headers({ 'x-should-retry': 'true' }) }).retryable,
+    ).toBe(true);
+    expect(
+      httpStatusError('a', { status: 500, headers: headers({ 'x-should-retry': 'false' }) }).retryable,
+    ).toBe(false);
   });
 });
 
@@ -58,7 +77,15 @@ describe('isTransientErrorBody', () => {
     [{ code: 400, message: 'Token limit reached' }, false],
     [{ code: 429, message: 'Too many' }, true],
     [{ code: '503', message: 'x' }, true],
-    [{ status_code: 400, type: 'invalid_request_error', code: 'tool_use_failed', message: 'Tool call validation failed' }, false],
+    [
+      {
+        status_code: 400,
+        type: 'invalid_request_error',
+        code: 'tool_use_failed',
+        message: 'Tool call validation failed',
+      },
+      false,
+    ],
     [{ type: 'server_error', message: 'The server had an error' }, true],
     [{ code: 'rate_limit_exceeded', message: 'x' }, true],
     [{ type: 'overloaded_error', message: 'Overloaded' }, true],

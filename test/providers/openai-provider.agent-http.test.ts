@@ -14,15 +14,26 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const model = { id: 'local', displayName: 'Local', contextWindow: 32_000, capabilities: { toolUse: true, vision: false, streaming: true } };
+const model = {
+  id: 'local',
+  displayName: 'Local',
+  contextWindow: 32_000,
+  capabilities: { toolUse: true, vision: false, streaming: true },
+};
 const base = { id: 'x', object: 'chat.completion.chunk', created: 0, model: 'local' };
-const chunk = (delta: object, finish: string | null = null) => sseEvent({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
-const usageChunk = (p: number, c: number) => sseEvent({ ...base, choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } });
+const chunk = (delta: object, finish: string | null = null) =>
+  sseEvent({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+const usageChunk = (p: number, c: number) =>
+  sseEvent({ ...base, choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } });
 
 function toolRound(id: string, city: string): string {
   const args = JSON.stringify({ city });
   return (
-    chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id, type: 'function', function: { name: 'weather', arguments: '' } }] }) +
+    chunk({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ index: 0, id, type: 'function', function: { name: 'weather', arguments: '' } }],
+    }) +
     chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, 5) } }] }) +
     chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(5) } }] }) +
     chunk({}, 'tool_calls') +
@@ -30,7 +41,8 @@ function toolRound(id: string, city: string): string {
     'data: [DONE]\n\n'
   );
 }
-const answer = (text: string) => chunk({ role: 'assistant', content: text }) + chunk({}, 'stop') + usageChunk(30, 7) + 'data: [DONE]\n\n';
+const answer = (text: string) =>
+  chunk({ role: 'assistant', content: text }) + chunk({}, 'stop') + usageChunk(30, 7) + 'data: [DONE]\n\n';
 
 function hookLog(log: string[]): Plugin {
   return {
@@ -72,16 +84,30 @@ describe('an agent over real HTTP', () => {
     const session = await agent.newSession();
     const turn = await session.sendMessage('Weather in Paris, then Lyon?');
     const result = await turn.result;
-    expect(result).toEqual({ status: 'completed', usage: { inputTokens: 50, outputTokens: 17, totalTokens: 67 } });
+    expect(result).toEqual({
+      status: 'completed',
+      usage: { inputTokens: 50, outputTokens: 17, totalTokens: 67 },
+    });
     const requests = server.requests.slice(before);
     expect(requests).toHaveLength(3);
-    const third = requests[2]!.body['messages'] as { role: string; tool_call_id?: string; content?: unknown; tool_calls?: unknown[] }[];
+    const third = requests[2]!.body['messages'] as {
+      role: string;
+      tool_call_id?: string;
+      content?: unknown;
+      tool_calls?: unknown[];
+    }[];
     // The system prompt (it lists the plugin) first, then the history.
     expect(third.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
     expect(third[3]).toMatchObject({ tool_call_id: 'call_1', content: 'Paris: sunny' });
     expect(third[5]).toMatchObject({ tool_call_id: 'call_2', content: 'Lyon: sunny' });
-    expect((requests[0]!.body['tools'] as { function: { name: string } }[])[0]!.function.name).toBe('weather');
-    expect(session.messages.at(-1)).toEqual({ type: 'assistant', content: [{ type: 'text', text: 'Both sunny.' }], status: 'complete' });
+    expect((requests[0]!.body['tools'] as { function: { name: string } }[])[0]!.function.name).toBe(
+      'weather',
+    );
+    expect(session.messages.at(-1)).toEqual({
+      type: 'assistant',
+      content: [{ type: 'text', text: 'Both sunny.' }],
+      status: 'complete',
+    });
     await agent.shutdown();
   });
 
@@ -90,7 +116,9 @@ describe('an agent over real HTTP', () => {
     server.respondWith((_req, res) => {
       calls++;
       if (calls === 1) {
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '3' }).end(JSON.stringify({ error: { message: 'slow down' } }));
+        res
+          .writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '3' })
+          .end(JSON.stringify({ error: { message: 'slow down' } }));
         return;
       }
       startSse(res);
@@ -110,7 +138,9 @@ describe('an agent over real HTTP', () => {
     let calls = 0;
     server.respondWith((_req, res) => {
       calls++;
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'boom' } }));
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'boom' } }));
     });
     const log: string[] = [];
     const agent = await agentWith(log, { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2 });
@@ -128,7 +158,9 @@ describe('an agent over real HTTP', () => {
     let calls = 0;
     server.respondWith((_req, res) => {
       calls++;
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'bad key' } }));
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'bad key' } }));
     });
     const agent = await agentWith();
     const session = await agent.newSession();

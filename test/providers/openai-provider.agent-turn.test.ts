@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentBuilder } from '../../src/builder.js';
 import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import type { AgentEventPayload } from '../../src/types.js';
-import { ChatCompletionsServer, readFixture, startSse, writeInPieces } from './support/chat-completions-server.js';
+import {
+  ChatCompletionsServer,
+  readFixture,
+  startSse,
+  writeInPieces,
+} from './support/chat-completions-server.js';
 
 let server: ChatCompletionsServer;
 beforeAll(async () => {
@@ -39,7 +44,9 @@ describe('an agent on OpenAIProvider', () => {
       await writeInPieces(res, readFixture('02-openai-text-include-usage.sse'));
       res.end();
     });
-    const agent = await new AgentBuilder({ defaultModel: 'qwen3:8b' }).registerModelProvider(localProvider()).build();
+    const agent = await new AgentBuilder({ defaultModel: 'qwen3:8b' })
+      .registerModelProvider(localProvider())
+      .build();
     const session = await agent.newSession();
     const turn = await session.sendMessage('Which ocean is the largest between Africa and South America?');
     const payloads: AgentEventPayload[] = [];
@@ -71,7 +78,10 @@ describe('an agent on OpenAIProvider', () => {
       res.end();
     });
     const retryDelays: unknown[] = [];
-    const agent = await new AgentBuilder({ defaultModel: 'qwen3:8b', retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 50 } })
+    const agent = await new AgentBuilder({
+      defaultModel: 'qwen3:8b',
+      retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 50 },
+    })
       .registerModelProvider(localProvider())
       .registerPlugin({
         id: 'retry-observer',

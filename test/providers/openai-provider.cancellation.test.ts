@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
 import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import type { ChatRequest } from '../../src/types.js';
-import { ChatCompletionsServer, closed, sseEvent, startSse, writeInPieces } from './support/chat-completions-server.js';
+import {
+  ChatCompletionsServer,
+  closed,
+  sseEvent,
+  startSse,
+  writeInPieces,
+} from './support/chat-completions-server.js';
 
 let server: ChatCompletionsServer;
 let provider: OpenAIProvider;
@@ -18,7 +24,12 @@ beforeAll(async () => {
     baseURL: server.baseURL,
     apiKey: 'test-key',
     models: [
-      { id: 'm', displayName: 'M', contextWindow: 8192, capabilities: { toolUse: true, vision: false, streaming: true } },
+      {
+        id: 'm',
+        displayName: 'M',
+        contextWindow: 8192,
+        capabilities: { toolUse: true, vision: false, streaming: true },
+      },
     ],
   });
 });
@@ -37,7 +48,10 @@ function holdOpenAfterFirstDelta(): Promise<ServerResponse> {
   return new Promise((resolve) => {
     server.respondWith(async (_req, res) => {
       startSse(res);
-      await writeInPieces(res, sseEvent({ choices: [{ index: 0, delta: { content: 'Once' }, finish_reason: null }] }));
+      await writeInPieces(
+        res,
+        sseEvent({ choices: [{ index: 0, delta: { content: 'Once' }, finish_reason: null }] }),
+      );
       resolve(res);
     });
   });

@@ -37,7 +37,12 @@ const request: ChatRequest = {
 };
 
 const chunk = (delta: object, finish: string | null = null) =>
-  sseEvent({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'qwen3:8b', choices: [{ index: 0, delta, finish_reason: finish }] });
+  sseEvent({
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    model: 'qwen3:8b',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
 
 const wholeCall = (index: number, id: string, city: string) => ({
   index,
@@ -46,7 +51,11 @@ const wholeCall = (index: number, id: string, city: string) => ({
   function: { name: 'get_weather', arguments: `{"city":"${city}"}` },
 });
 
-const ollamaUsage = sseEvent({ id: 'chatcmpl-1', choices: [], usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } });
+const ollamaUsage = sseEvent({
+  id: 'chatcmpl-1',
+  choices: [],
+  usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+});
 
 describe('OpenAIProvider with compatible servers', () => {
   it('takes tool calls that arrive whole, one chunk each (Ollama), with reasoning and a usage chunk', async () => {
@@ -95,11 +104,17 @@ describe('OpenAIProvider with compatible servers', () => {
   it('takes several whole calls in a single delta', async () => {
     server.respondWith(
       streamText(
-        chunk({ tool_calls: [wholeCall(0, 'call_a', 'Paris'), wholeCall(1, 'call_b', 'Rome')] }, 'tool_calls') +
-          'data: [DONE]\n\n',
+        chunk(
+          { tool_calls: [wholeCall(0, 'call_a', 'Paris'), wholeCall(1, 'call_b', 'Rome')] },
+          'tool_calls',
+        ) + 'data: [DONE]\n\n',
       ),
     );
     const { events } = await collect(provider.chat(request, new AbortController().signal));
-    expect(events.map((e) => (e.type === 'tool_call' ? e.callId : e.type))).toEqual(['call_a', 'call_b', 'done']);
+    expect(events.map((e) => (e.type === 'tool_call' ? e.callId : e.type))).toEqual([
+      'call_a',
+      'call_b',
+      'done',
+    ]);
   });
 });

@@ -31,7 +31,12 @@ let provider: OpenAIProvider;
 
 beforeAll(async () => {
   server = await ChatCompletionsServer.start();
-  provider = new OpenAIProvider({ id: 'local', baseURL: server.baseURL, apiKey: 'test-key', models: [model] });
+  provider = new OpenAIProvider({
+    id: 'local',
+    baseURL: server.baseURL,
+    apiKey: 'test-key',
+    models: [model],
+  });
 });
 afterAll(() => server.close());
 
@@ -64,7 +69,11 @@ function errorReply(status: number, body: unknown, headers: Record<string, strin
 
 describe('HTTP errors', () => {
   it('429 with Retry-After: retryable, carries retryAfterMs, and the SDK did not retry on its own', async () => {
-    errorReply(429, { error: { message: 'Rate limit reached for requests', type: 'requests' } }, { 'retry-after': '7' });
+    errorReply(
+      429,
+      { error: { message: 'Rate limit reached for requests', type: 'requests' } },
+      { 'retry-after': '7' },
+    );
     const before = server.requests.length;
     const { events, error } = await collect(chat());
     const e = asAgentError(error);
@@ -107,7 +116,11 @@ describe('HTTP errors', () => {
 
   it('401: not retryable, with the server message', async () => {
     errorReply(401, {
-      error: { message: 'Incorrect API key provided: test-key.', type: 'invalid_request_error', code: 'invalid_api_key' },
+      error: {
+        message: 'Incorrect API key provided: test-key.',
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      },
     });
     const e = asAgentError((await collect(chat())).error);
     expect(e.code).toBe('PROVIDER_ERROR');
@@ -157,7 +170,11 @@ describe('connection failures', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const offline = new OpenAIProvider({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k', models: [model] });
+    const offline = new OpenAIProvider({
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      apiKey: 'k',
+      models: [model],
+    });
     const e = asAgentError((await collect(offline.chat(request, new AbortController().signal))).error);
     expect(e.code).toBe('PROVIDER_ERROR');
     expect(e.retryable).toBe(true);
@@ -243,7 +260,9 @@ describe('incomplete and malformed streams', () => {
 
   it('an error object in the stream that says rate limit is retryable', async () => {
     server.respondWith(
-      streamText(delta('Hi') + sseEvent({ error: { message: 'Rate limit exceeded: free-models-per-min', code: 429 } })),
+      streamText(
+        delta('Hi') + sseEvent({ error: { message: 'Rate limit exceeded: free-models-per-min', code: 429 } }),
+      ),
     );
     const e = asAgentError((await collect(chat())).error);
     expect(e.code).toBe('PROVIDER_ERROR');
@@ -253,7 +272,10 @@ describe('incomplete and malformed streams', () => {
 
   it('an `event: error` with an overloaded error type is retryable', async () => {
     server.respondWith(
-      streamText(delta('Hi') + `event: error\ndata: ${JSON.stringify({ error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`),
+      streamText(
+        delta('Hi') +
+          `event: error\ndata: ${JSON.stringify({ error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`,
+      ),
     );
     expect(asAgentError((await collect(chat())).error).retryable).toBe(true);
   });

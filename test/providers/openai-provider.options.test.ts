@@ -44,7 +44,9 @@ describe('OpenAIProvider options', () => {
     const error = constructionError({ apiKey: 'k', models: [{ ...model, contextWindow: 0 }] });
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.message).toContain('contextWindow');
-    expect(constructionError({ apiKey: 'k', models: [model], maxTokensField: 'tokens' }).code).toBe('INVALID_INPUT');
+    expect(constructionError({ apiKey: 'k', models: [model], maxTokensField: 'tokens' }).code).toBe(
+      'INVALID_INPUT',
+    );
     expect(constructionError({ apiKey: 'k', models: [model], client: {} }).code).toBe('INVALID_INPUT');
   });
 

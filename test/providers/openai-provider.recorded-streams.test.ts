@@ -100,7 +100,13 @@ const successes: Record<string, Expected> = {
     },
     toolCalls: [],
     finishReason: 'stop',
-    usage: { inputTokens: 6, outputTokens: 212, totalTokens: 218, cachedInputTokens: 0, reasoningTokens: 198 },
+    usage: {
+      inputTokens: 6,
+      outputTokens: 212,
+      totalTokens: 218,
+      cachedInputTokens: 0,
+      reasoningTokens: 198,
+    },
   },
   '08-deepseek-reasoner-tool-call.sse': {
     text: '',
@@ -114,7 +120,13 @@ const successes: Record<string, Expected> = {
       },
     ],
     finishReason: 'tool_calls',
-    usage: { inputTokens: 339, outputTokens: 83, totalTokens: 422, cachedInputTokens: 320, reasoningTokens: 39 },
+    usage: {
+      inputTokens: 339,
+      outputTokens: 83,
+      totalTokens: 422,
+      cachedInputTokens: 320,
+      reasoningTokens: 39,
+    },
     // 19 uncached + 320 cached input tokens, 83 output tokens.
     cost: (19 * 1 + 320 * 0.5 + 83 * 2) / 1e6,
   },
@@ -181,7 +193,9 @@ function expectReasoning(actual: string, expected: Expected['reasoning']): void 
   expect(actual.startsWith(expected.startsWith)).toBe(true);
   expect(actual.endsWith(expected.endsWith)).toBe(true);
   if (expected.sha256Prefix) {
-    expect(createHash('sha256').update(actual, 'utf8').digest('hex').startsWith(expected.sha256Prefix)).toBe(true);
+    expect(createHash('sha256').update(actual, 'utf8').digest('hex').startsWith(expected.sha256Prefix)).toBe(
+      true,
+    );
   }
 }
 

@@ -18,12 +18,19 @@ let server: ChatCompletionsServer;
 
 beforeAll(async () => {
   server = await ChatCompletionsServer.start();
-  server.respondWith(streamText(sseEvent({ choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] })));
+  server.respondWith(
+    streamText(sseEvent({ choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] })),
+  );
 });
 afterAll(() => server.close());
 
 async function send(request: ChatRequest, options: Partial<OpenAIProviderOptions> = {}) {
-  const provider = new OpenAIProvider({ baseURL: server.baseURL, apiKey: 'sk-test', models: [model], ...options });
+  const provider = new OpenAIProvider({
+    baseURL: server.baseURL,
+    apiKey: 'sk-test',
+    models: [model],
+    ...options,
+  });
   const { error } = await collect(provider.chat(request, new AbortController().signal));
   expect(error).toBeUndefined();
   const recorded = server.requests.at(-1);
@@ -119,7 +126,9 @@ describe('OpenAIProvider request', () => {
   });
 
   it('adds the configured headers to every request', async () => {
-    const recorded = await send(history, { headers: { 'HTTP-Referer': 'https://example.test', 'X-Title': 'demo' } });
+    const recorded = await send(history, {
+      headers: { 'HTTP-Referer': 'https://example.test', 'X-Title': 'demo' },
+    });
     expect(recorded.headers['http-referer']).toBe('https://example.test');
     expect(recorded.headers['x-title']).toBe('demo');
   });

@@ -93,7 +93,9 @@ describe('ProviderRegistry', () => {
   });
 
   it('rejects a provider listing the same model twice', () => {
-    expect(rejection(() => new ProviderRegistry().register('a', fakeProvider('a', ['m1', 'm1']))).code).toBe('NAME_CONFLICT');
+    expect(rejection(() => new ProviderRegistry().register('a', fakeProvider('a', ['m1', 'm1']))).code).toBe(
+      'NAME_CONFLICT',
+    );
   });
 
   it('rejects malformed providers and names with INVALID_INPUT', () => {
@@ -106,7 +108,11 @@ describe('ProviderRegistry', () => {
   });
 
   it('accepts a class-based provider (OpenAIProvider)', () => {
-    const provider = new OpenAIProvider({ apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1', models: [info('m1')] });
+    const provider = new OpenAIProvider({
+      apiKey: 'k',
+      baseURL: 'http://127.0.0.1:9/v1',
+      models: [info('m1')],
+    });
     expect(new ProviderRegistry().register('openai', provider).resolve('m1').provider).toBe(provider);
   });
 });
@@ -115,7 +121,9 @@ describe('ProviderRegistry.registerWithConfig', () => {
   let server: ChatCompletionsServer;
   beforeAll(async () => {
     server = await ChatCompletionsServer.start();
-    server.respondWith(streamText(sseEvent({ choices: [{ index: 0, delta: { content: 'pong' }, finish_reason: 'stop' }] })));
+    server.respondWith(
+      streamText(sseEvent({ choices: [{ index: 0, delta: { content: 'pong' }, finish_reason: 'stop' }] })),
+    );
   });
   afterAll(() => server.close());
 
@@ -129,7 +137,14 @@ describe('ProviderRegistry.registerWithConfig', () => {
     expect(provider.id).toBe('local');
     const { provider: resolved } = registry.resolve('qwen3:8b');
     expect(resolved).toBe(provider);
-    const request: ChatRequest = { model: 'qwen3:8b', systemPrompt: '', messages: [], tools: [], maxOutputTokens: 64, purpose: 'turn' };
+    const request: ChatRequest = {
+      model: 'qwen3:8b',
+      systemPrompt: '',
+      messages: [],
+      tools: [],
+      maxOutputTokens: 64,
+      purpose: 'turn',
+    };
     const { events, error } = await collect(resolved.chat(request, new AbortController().signal));
     expect(error).toBeUndefined();
     expect(events).toEqual([
@@ -146,7 +161,14 @@ describe('ProviderRegistry.registerWithConfig', () => {
       apiKey: 'sk',
       models: [info('gpt-x')],
     });
-    const request: ChatRequest = { model: 'gpt-x', systemPrompt: 's', messages: [], tools: [], maxOutputTokens: 32, purpose: 'turn' };
+    const request: ChatRequest = {
+      model: 'gpt-x',
+      systemPrompt: 's',
+      messages: [],
+      tools: [],
+      maxOutputTokens: 32,
+      purpose: 'turn',
+    };
     await collect(provider.chat(request, new AbortController().signal));
     expect(server.requests.at(-1)?.body['max_completion_tokens']).toBe(32);
   });
@@ -154,30 +176,46 @@ describe('ProviderRegistry.registerWithConfig', () => {
   it('rejects invalid config, an unknown type and a missing baseURL with INVALID_INPUT', async () => {
     const registry = new ProviderRegistry();
     const models = [info('m')];
-    expect((await asyncRejection(registry.registerWithConfig('a', 'openai-compatible', { apiKey: 'k', models }))).code).toBe(
-      'INVALID_INPUT',
-    );
-    expect((await asyncRejection(registry.registerWithConfig('a', 'anthropic' as 'openai', { apiKey: 'k', models }))).code).toBe(
-      'INVALID_INPUT',
-    );
-    const unknownKey = { apiKey: 'k', models, temperature: 0.2 } as unknown as { apiKey: string; models: ModelInfo[] };
+    expect(
+      (await asyncRejection(registry.registerWithConfig('a', 'openai-compatible', { apiKey: 'k', models })))
+        .code,
+    ).toBe('INVALID_INPUT');
+    expect(
+      (
+        await asyncRejection(
+          registry.registerWithConfig('a', 'anthropic' as 'openai', { apiKey: 'k', models }),
+        )
+      ).code,
+    ).toBe('INVALID_INPUT');
+    const unknownKey = { apiKey: 'k', models, temperature: 0.2 } as unknown as {
+      apiKey: string;
+      models: ModelInfo[];
+    };
     const error = await asyncRejection(registry.registerWithConfig('a', 'openai', unknownKey));
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.message).toContain('temperature');
-    expect((await asyncRejection(registry.registerWithConfig('a', 'openai', { apiKey: 'k', models: [] }))).code).toBe(
-      'INVALID_INPUT',
-    );
-    expect((await asyncRejection(registry.registerWithConfig('a', 'openai', { apiKey: 'k', baseURL: 'not a url', models }))).code).toBe(
-      'INVALID_INPUT',
-    );
+    expect(
+      (await asyncRejection(registry.registerWithConfig('a', 'openai', { apiKey: 'k', models: [] }))).code,
+    ).toBe('INVALID_INPUT');
+    expect(
+      (
+        await asyncRejection(
+          registry.registerWithConfig('a', 'openai', { apiKey: 'k', baseURL: 'not a url', models }),
+        )
+      ).code,
+    ).toBe('INVALID_INPUT');
     expect(registry.providers()).toEqual([]);
   });
 
   it('rejects a taken name or model id with NAME_CONFLICT', async () => {
     const registry = new ProviderRegistry().register('local', fakeProvider('local', ['m']));
     const config = { baseURL: server.baseURL, apiKey: 'k', models: [info('other')] };
-    expect((await asyncRejection(registry.registerWithConfig('local', 'openai-compatible', config))).code).toBe('NAME_CONFLICT');
+    expect(
+      (await asyncRejection(registry.registerWithConfig('local', 'openai-compatible', config))).code,
+    ).toBe('NAME_CONFLICT');
     const clash = { ...config, models: [info('m')] };
-    expect((await asyncRejection(registry.registerWithConfig('second', 'openai-compatible', clash))).code).toBe('NAME_CONFLICT');
+    expect(
+      (await asyncRejection(registry.registerWithConfig('second', 'openai-compatible', clash))).code,
+    ).toBe('NAME_CONFLICT');
   });
 });

@@ -7,8 +7,12 @@ const top = () => 0.999_999_999;
 
 describe('retryDelayMs', () => {
   it('draws full jitter from [0, initialDelayMs × 2^(attempt−1)]', () => {
-    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(attempt, settings, undefined, top))).toEqual([500, 1000, 2000, 4000]);
-    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(attempt, settings, undefined, () => 0))).toEqual([0, 0, 0, 0]);
+    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(attempt, settings, undefined, top))).toEqual([
+      500, 1000, 2000, 4000,
+    ]);
+    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(attempt, settings, undefined, () => 0))).toEqual([
+      0, 0, 0, 0,
+    ]);
     expect(retryDelayMs(3, settings, undefined, () => 0.25)).toBe(500);
   });
 
@@ -27,7 +31,9 @@ describe('retryDelayMs', () => {
   });
 
   it('falls back to jitter for an error without a usable retryAfterMs', () => {
-    expect(retryDelayMs(2, settings, new AgentError('PROVIDER_ERROR', 'x', { retryable: true }), top)).toBe(1000);
+    expect(retryDelayMs(2, settings, new AgentError('PROVIDER_ERROR', 'x', { retryable: true }), top)).toBe(
+      1000,
+    );
     expect(retryDelayMs(2, settings, { retryAfterMs: Number.NaN }, top)).toBe(1000);
   });
 

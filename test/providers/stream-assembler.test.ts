@@ -1,14 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
-import { ChatStreamAssembler, type WireChunk, type WireDelta } from '../../src/providers/openai/stream-assembler.js';
+import {
+  ChatStreamAssembler,
+  type WireChunk,
+  type WireDelta,
+} from '../../src/providers/openai/stream-assembler.js';
 import type { ChatEvent } from '../../src/types.js';
 
 const delta = (d: WireDelta, finish: string | null = null): WireChunk => ({
   choices: [{ index: 0, delta: d, finish_reason: finish }],
 });
-const finishChunk = (reason: string): WireChunk => ({ choices: [{ index: 0, delta: {}, finish_reason: reason }] });
+const finishChunk = (reason: string): WireChunk => ({
+  choices: [{ index: 0, delta: {}, finish_reason: reason }],
+});
 
-function run(chunks: WireChunk[], options: Partial<ConstructorParameters<typeof ChatStreamAssembler>[0]> = {}): ChatEvent[] {
+function run(
+  chunks: WireChunk[],
+  options: Partial<ConstructorParameters<typeof ChatStreamAssembler>[0]> = {},
+): ChatEvent[] {
   const assembler = new ChatStreamAssembler({ providerId: 'p', ...options });
   const events = chunks.flatMap((c) => [...assembler.push(c)]);
   return [...events, ...assembler.finish()];
@@ -27,7 +36,12 @@ function thrown(fn: () => unknown): AgentError {
 describe('ChatStreamAssembler', () => {
   it('emits content and refusal as text deltas, skipping empty and null pieces', () => {
     expect(
-      run([delta({ content: '', refusal: null }), delta({ content: 'Hi' }), delta({ refusal: 'No.' }), finishChunk('stop')]),
+      run([
+        delta({ content: '', refusal: null }),
+        delta({ content: 'Hi' }),
+        delta({ refusal: 'No.' }),
+        finishChunk('stop'),
+      ]),
     ).toEqual([
       { type: 'text_delta', text: 'Hi' },
       { type: 'text_delta', text: 'No.' },
@@ -39,7 +53,10 @@ describe('ChatStreamAssembler', () => {
     const events = run([
       delta({ reasoning_content: 'a', reasoning: 'x' }),
       delta({ reasoning: 'b', reasoning_details: [{ type: 'reasoning.text', text: 'b' }] }),
-      delta({ reasoning: null, reasoning_details: [{ text: 'c' }, { type: 'reasoning.encrypted', data: '...' }, { text: 'd' }] }),
+      delta({
+        reasoning: null,
+        reasoning_details: [{ text: 'c' }, { type: 'reasoning.encrypted', data: '...' }, { text: 'd' }],
+      }),
       delta({ reasoning_content: '', reasoning: '' }),
       finishChunk('stop'),
     ]);
@@ -54,8 +71,12 @@ describe('ChatStreamAssembler', () => {
     const assembler = new ChatStreamAssembler({ providerId: 'p' });
     const pieces = ['{"ci', 'ty":', '"Paris"}'];
     const during = [
-      assembler.push(delta({ tool_calls: [{ index: 0, id: 'call_1', function: { name: 'weather', arguments: '' } }] })),
-      ...pieces.map((args) => assembler.push(delta({ tool_calls: [{ index: 0, function: { arguments: args } }] }))),
+      assembler.push(
+        delta({ tool_calls: [{ index: 0, id: 'call_1', function: { name: 'weather', arguments: '' } }] }),
+      ),
+      ...pieces.map((args) =>
+        assembler.push(delta({ tool_calls: [{ index: 0, function: { arguments: args } }] })),
+      ),
       assembler.push(finishChunk('tool_calls')),
     ];
     expect(during.flat()).toEqual([]);
@@ -69,7 +90,12 @@ describe('ChatStreamAssembler', () => {
     const events = run([
       delta({ tool_calls: [{ index: 1, id: 'b', function: { name: 'g', arguments: '{"y"' } }] }),
       delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"x"' } }] }),
-      delta({ tool_calls: [{ index: 0, function: { arguments: ':1}' } }, { index: 1, function: { arguments: ':2}' } }] }),
+      delta({
+        tool_calls: [
+          { index: 0, function: { arguments: ':1}' } },
+          { index: 1, function: { arguments: ':2}' } },
+        ],
+      }),
       finishChunk('tool_calls'),
     ]);
     expect(events.filter((e) => e.type === 'tool_call')).toEqual([
@@ -85,7 +111,11 @@ describe('ChatStreamAssembler', () => {
       delta({ tool_calls: [{ index: 0, function: { arguments: '2}' } }] }),
       finishChunk('tool_calls'),
     ]);
-    expect(events.filter((e) => e.type === 'tool_call').map((e) => e.type === 'tool_call' && [e.callId, e.arguments])).toEqual([
+    expect(
+      events
+        .filter((e) => e.type === 'tool_call')
+        .map((e) => e.type === 'tool_call' && [e.callId, e.arguments]),
+    ).toEqual([
       ['a', '{"n":1}'],
       ['b', '{"n":2}'],
     ]);
@@ -100,7 +130,12 @@ describe('ChatStreamAssembler', () => {
       ],
       { generateId: () => 'generated-1' },
     );
-    expect(events[0]).toEqual({ type: 'tool_call', callId: 'generated-1', toolName: 'f', arguments: '{"a":1}' });
+    expect(events[0]).toEqual({
+      type: 'tool_call',
+      callId: 'generated-1',
+      toolName: 'f',
+      arguments: '{"a":1}',
+    });
   });
 
   it('accepts arguments sent as an object instead of JSON text', () => {
@@ -114,7 +149,10 @@ describe('ChatStreamAssembler', () => {
   it('keeps the finish reason sticky when a later chunk has none', () => {
     const events = run([
       finishChunk('length'),
-      { choices: [{ index: 0, delta: { content: '' }, finish_reason: null }], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } },
+      {
+        choices: [{ index: 0, delta: { content: '' }, finish_reason: null }],
+        usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+      },
     ]);
     expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'length' });
   });
@@ -137,17 +175,35 @@ describe('ChatStreamAssembler', () => {
   });
 
   it('reads cached tokens from prompt_tokens_details or DeepSeek prompt_cache_hit_tokens, and fills a missing total', () => {
-    const [usage] = run([finishChunk('stop'), { usage: { prompt_tokens: 50, completion_tokens: 7, prompt_cache_hit_tokens: 40 } }]);
-    expect(usage).toEqual({ type: 'usage', usage: { inputTokens: 50, outputTokens: 7, totalTokens: 57, cachedInputTokens: 40 } });
+    const [usage] = run([
+      finishChunk('stop'),
+      { usage: { prompt_tokens: 50, completion_tokens: 7, prompt_cache_hit_tokens: 40 } },
+    ]);
+    expect(usage).toEqual({
+      type: 'usage',
+      usage: { inputTokens: 50, outputTokens: 7, totalTokens: 57, cachedInputTokens: 40 },
+    });
   });
 
   it("prefers the server's cost over the price list", () => {
     const pricing = { inputPerMillion: 1000, outputPerMillion: 1000 };
-    const server = run([finishChunk('stop'), { usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20, cost: 0.5 } }], { pricing });
+    const server = run(
+      [
+        finishChunk('stop'),
+        { usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20, cost: 0.5 } },
+      ],
+      { pricing },
+    );
     expect(server[0]).toMatchObject({ type: 'usage', cost: 0.5 });
-    const priced = run([finishChunk('stop'), { usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } }], { pricing });
+    const priced = run(
+      [finishChunk('stop'), { usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } }],
+      { pricing },
+    );
     expect(priced[0]).toMatchObject({ type: 'usage', cost: 0.02 });
-    const free = run([finishChunk('stop'), { usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } }]);
+    const free = run([
+      finishChunk('stop'),
+      { usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } },
+    ]);
     expect('cost' in free[0]!).toBe(false);
   });
 
@@ -164,15 +220,23 @@ describe('ChatStreamAssembler', () => {
   });
 
   it('tolerates malformed fields without throwing', () => {
-    const odd = [{ choices: 'nope', usage: 'nope' }, { choices: [{ delta: null }] }, { choices: [{ delta: { tool_calls: 'x', content: 5 } }] }];
-    expect(run([...(odd as unknown as WireChunk[]), finishChunk('stop')])).toEqual([{ type: 'done', finishReason: 'stop' }]);
+    const odd = [
+      { choices: 'nope', usage: 'nope' },
+      { choices: [{ delta: null }] },
+      { choices: [{ delta: { tool_calls: 'x', content: 5 } }] },
+    ];
+    expect(run([...(odd as unknown as WireChunk[]), finishChunk('stop')])).toEqual([
+      { type: 'done', finishReason: 'stop' },
+    ]);
   });
 
   it('throws a provider error for an error object in a chunk, retryable only when transient', () => {
     const assembler = new ChatStreamAssembler({ providerId: 'p' });
     const fatal = thrown(() => assembler.push({ error: { code: 400, message: 'Token limit reached' } }));
     expect([fatal.code, fatal.retryable]).toEqual(['PROVIDER_ERROR', false]);
-    const transient = thrown(() => assembler.push({ error: { message: 'Provider returned error', code: 502 } }));
+    const transient = thrown(() =>
+      assembler.push({ error: { message: 'Provider returned error', code: 502 } }),
+    );
     expect(transient.retryable).toBe(true);
   });
 

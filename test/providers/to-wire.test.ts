@@ -3,8 +3,18 @@ import { toWireMessages, toWireRequest } from '../../src/providers/openai/to-wir
 import type { ChatRequest, Message } from '../../src/types.js';
 
 const user = (text: string): Message => ({ type: 'user', content: [{ type: 'text', text }] });
-const call = (callId: string, args: unknown): Message => ({ type: 'tool_call', callId, toolName: 'f', arguments: args });
-const result = (callId: string): Message => ({ type: 'tool_result', callId, content: `r${callId}`, isError: false });
+const call = (callId: string, args: unknown): Message => ({
+  type: 'tool_call',
+  callId,
+  toolName: 'f',
+  arguments: args,
+});
+const result = (callId: string): Message => ({
+  type: 'tool_result',
+  callId,
+  content: `r${callId}`,
+  isError: false,
+});
 
 describe('toWireMessages', () => {
   it('puts the system prompt first and omits it when empty', () => {
@@ -68,15 +78,18 @@ describe('toWireMessages', () => {
   });
 
   it('turns a run of tool calls without an assistant message into one assistant message with null content', () => {
-    const wire = toWireMessages('', [user('go'), call('a', 1), call('b', 2), result('a'), result('b'), call('c', 3), result('c')]);
-    expect(wire.map((m) => (m.role === 'assistant' ? [m.content, m.tool_calls?.map((c) => c.id)] : m.role))).toEqual([
-      'user',
-      [null, ['a', 'b']],
-      'tool',
-      'tool',
-      [null, ['c']],
-      'tool',
+    const wire = toWireMessages('', [
+      user('go'),
+      call('a', 1),
+      call('b', 2),
+      result('a'),
+      result('b'),
+      call('c', 3),
+      result('c'),
     ]);
+    expect(
+      wire.map((m) => (m.role === 'assistant' ? [m.content, m.tool_calls?.map((c) => c.id)] : m.role)),
+    ).toEqual(['user', [null, ['a', 'b']], 'tool', 'tool', [null, ['c']], 'tool']);
   });
 
   it('sends null content for an empty assistant text followed by tool calls, and "" without them', () => {
@@ -101,7 +114,11 @@ describe('toWireMessages', () => {
     expect(wire).toEqual([
       { role: 'assistant', content: 'Hi' },
       { role: 'system', content: 'The previous reply was interrupted.' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
     ]);
   });
 
@@ -138,7 +155,9 @@ describe('toWireRequest', () => {
       ],
       stream: true,
       stream_options: { include_usage: true },
-      tools: [{ type: 'function', function: { name: 't', description: 'd', parameters: { type: 'object' } } }],
+      tools: [
+        { type: 'function', function: { name: 't', description: 'd', parameters: { type: 'object' } } },
+      ],
       max_completion_tokens: 100,
     });
     const legacy = toWireRequest(request, 'max_tokens');

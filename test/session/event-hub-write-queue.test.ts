@@ -20,7 +20,10 @@ describe('EventHub', () => {
     hub.closeTurn('t2');
     expect(live).toEqual([1, 2, 3, 4]);
     const late = await lastValueFrom(t1.pipe(toArray()));
-    expect(late.map((e) => [e.sequence, e.turnId])).toEqual([[1, 't1'], [3, 't1']]);
+    expect(late.map((e) => [e.sequence, e.turnId])).toEqual([
+      [1, 't1'],
+      [3, 't1'],
+    ]);
     expect((await lastValueFrom(t2.pipe(toArray()))).map((e) => e.sequence)).toEqual([4]);
   });
 
@@ -48,7 +51,10 @@ describe('EventHub', () => {
 });
 
 describe('WriteQueue', () => {
-  const event = (n: number): SessionEvent => ({ timestamp: '2026-11-29T00:00:00.000Z', payload: { type: 'system_message', content: String(n) } });
+  const event = (n: number): SessionEvent => ({
+    timestamp: '2026-11-29T00:00:00.000Z',
+    payload: { type: 'system_message', content: String(n) },
+  });
 
   it('hands writes over in order without waiting, and drain waits for all of them', async () => {
     const calls: string[] = [];

@@ -40,11 +40,19 @@ describe('resume mapping (seed §8.1)', () => {
       { type: 'tool_result', callId: 'c', content: 'r', isError: false },
       { type: 'system', content: 's' },
     ];
-    expect(replaySessionEvents(messages.map((m) => messageToEvent(m, ts)), NOTE).messages).toEqual(messages);
+    expect(
+      replaySessionEvents(
+        messages.map((m) => messageToEvent(m, ts)),
+        NOTE,
+      ).messages,
+    ).toEqual(messages);
   });
 
   it('starts from the last valid context snapshot and applies the events after it', () => {
-    const snapshot: Message[] = [{ type: 'system', content: 'summary' }, { type: 'user', content: [{ type: 'text', text: 'kept' }] }];
+    const snapshot: Message[] = [
+      { type: 'system', content: 'summary' },
+      { type: 'user', content: [{ type: 'text', text: 'kept' }] },
+    ];
     const events = [
       ev({ type: 'user_message', content: [{ type: 'text', text: 'old' }] }),
       ev({ type: 'metadata', key: 'context_snapshot', value: snapshot }),
@@ -52,11 +60,16 @@ describe('resume mapping (seed §8.1)', () => {
       ev({ type: 'assistant_message', content: [{ type: 'text', text: 'new' }], status: 'complete' }),
     ];
     const replayed = replaySessionEvents(events, NOTE);
-    expect(replayed.messages).toEqual([...snapshot, { type: 'assistant', content: [{ type: 'text', text: 'new' }], status: 'complete' }]);
+    expect(replayed.messages).toEqual([
+      ...snapshot,
+      { type: 'assistant', content: [{ type: 'text', text: 'new' }], status: 'complete' },
+    ]);
     expect(replayed.turnCount).toBe(1);
   });
 
   it('falls back to defaults without a (valid) session_config', () => {
-    expect(replaySessionEvents([ev({ type: 'metadata', key: 'session_config', value: { nope: 1 } })], NOTE).config).toBeNull();
+    expect(
+      replaySessionEvents([ev({ type: 'metadata', key: 'session_config', value: { nope: 1 } })], NOTE).config,
+    ).toBeNull();
   });
 });

@@ -36,9 +36,7 @@ function faultySessions(
   };
 }
 
-function faultyMemories(
-  fault: (base: InMemoryMemoryStorage) => Partial<MemoryStorage>,
-): () => MemoryStorage {
+function faultyMemories(fault: (base: InMemoryMemoryStorage) => Partial<MemoryStorage>): () => MemoryStorage {
   return () => {
     const base = new InMemoryMemoryStorage();
     const overrides = fault(base);

@@ -5,10 +5,7 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, it } from 'vitest';
-import {
-  IndexedDbMemoryStorage,
-  IndexedDbSessionStorage,
-} from '../../src/storage/indexeddb/index.js';
+import { IndexedDbMemoryStorage, IndexedDbSessionStorage } from '../../src/storage/indexeddb/index.js';
 import { memoryStorageContract } from '../contracts/memory-storage.contract.js';
 import { sessionStorageContract } from '../contracts/session-storage.contract.js';
 

@@ -53,7 +53,9 @@ describe('rankMemories', () => {
   });
 
   it('matches tags as well as content', () => {
-    expect(rank([memory('t', 'nothing here', 0, ['Travel']), memory('x', 'other', 1)], 'travel')).toEqual(['t']);
+    expect(rank([memory('t', 'nothing here', 0, ['Travel']), memory('x', 'other', 1)], 'travel')).toEqual([
+      't',
+    ]);
   });
 
   it('returns the newest first for a query without terms, by instant', () => {

@@ -109,9 +109,9 @@ describe('searchableText', () => {
       ),
     ).toBe('answer');
     expect(searchableText(ev(0, { type: 'system_message', content: 'note' }))).toBe('note');
-    expect(
-      searchableText(ev(0, { type: 'tool_result', callId: 'c', content: 'out', isError: true })),
-    ).toBe('out');
+    expect(searchableText(ev(0, { type: 'tool_result', callId: 'c', content: 'out', isError: true }))).toBe(
+      'out',
+    );
     expect(
       searchableText(ev(0, { type: 'tool_call', callId: 'c', toolName: 't', arguments: { q: 'x' } })),
     ).toBe('');

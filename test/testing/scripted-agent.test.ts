@@ -36,7 +36,14 @@ describe('an agent driven by a ScriptedModelProvider', () => {
     const result = await turn.result;
 
     expect(result.status).toBe('completed');
-    expect(types).toEqual(['tool_call_start', 'tool_call_end', 'text_delta', 'text_delta', 'usage', 'turn_complete']);
+    expect(types).toEqual([
+      'tool_call_start',
+      'tool_call_end',
+      'text_delta',
+      'text_delta',
+      'usage',
+      'turn_complete',
+    ]);
     provider.assertConsumed();
     expect(provider.requests[1]?.messages).toContainEqual({
       type: 'tool_result',
@@ -45,7 +52,9 @@ describe('an agent driven by a ScriptedModelProvider', () => {
       isError: false,
     });
     const { sessions } = await storage.listSessions(null, 10);
-    expect(sessions).toMatchObject([{ id: session.id, title: 'Weather in Oslo?', modelId: 'scripted-model', turnCount: 1 }]);
+    expect(sessions).toMatchObject([
+      { id: session.id, title: 'Weather in Oslo?', modelId: 'scripted-model', turnCount: 1 },
+    ]);
 
     await session.close();
     const resumed = await agent.resumeSession(session.id);
@@ -56,9 +65,17 @@ describe('an agent driven by a ScriptedModelProvider', () => {
   it('holds a response open with wait, and sees the request aborted when the turn is cancelled', async () => {
     const never = new Promise<void>(() => {});
     const provider = new ScriptedModelProvider({
-      script: [[{ type: 'text_delta', text: 'Let me think' }, { type: 'wait', until: never }, ...reply.text('never sent')]],
+      script: [
+        [
+          { type: 'text_delta', text: 'Let me think' },
+          { type: 'wait', until: never },
+          ...reply.text('never sent'),
+        ],
+      ],
     });
-    const agent = await new AgentBuilder({ defaultModel: 'scripted-model' }).registerModelProvider(provider).build();
+    const agent = await new AgentBuilder({ defaultModel: 'scripted-model' })
+      .registerModelProvider(provider)
+      .build();
     const session = await agent.newSession();
     const turn = await session.sendMessage('Think hard');
 

@@ -1,12 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AgentError } from '../../src/errors.js';
 import type { ModelProvider } from '../../src/ports/model-provider.js';
-import {
-  ScriptedModelProvider,
-  SCRIPTED_MODEL,
-  reply,
-  type ScriptItem,
-} from '../../src/testing/index.js';
+import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptItem } from '../../src/testing/index.js';
 import type { ChatEvent, ChatRequest } from '../../src/types.js';
 
 const request = (text = 'hi'): ChatRequest => ({
@@ -100,7 +95,9 @@ describe('ScriptedModelProvider playback', () => {
   });
 
   it('records deep copies of the requests, in call order, and counts calls and steps left', async () => {
-    const provider = new ScriptedModelProvider({ script: [reply.text('1'), reply.text('2'), reply.text('3')] });
+    const provider = new ScriptedModelProvider({
+      script: [reply.text('1'), reply.text('2'), reply.text('3')],
+    });
     const signal = new AbortController().signal;
     const first = request('first');
     expect(provider.calls).toBe(0);
@@ -118,7 +115,8 @@ describe('ScriptedModelProvider playback', () => {
     const seen: [string, number][] = [];
     const echo = (req: ChatRequest, index: number) => {
       const message = req.messages[0];
-      const text = message?.type === 'user' && message.content[0]?.type === 'text' ? message.content[0].text : '';
+      const text =
+        message?.type === 'user' && message.content[0]?.type === 'text' ? message.content[0].text : '';
       seen.push([text, index]);
       return reply.text(`echo ${text} #${index}`);
     };
@@ -150,7 +148,10 @@ describe('ScriptedModelProvider playback', () => {
     const provider = new ScriptedModelProvider({ script: [reply.text('only')] });
     const signal = new AbortController().signal;
     await collect(provider.chat(request(), signal));
-    const error = expectAgentError(await rejection(collect(provider.chat(request(), signal))), 'PROVIDER_ERROR');
+    const error = expectAgentError(
+      await rejection(collect(provider.chat(request(), signal))),
+      'PROVIDER_ERROR',
+    );
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('ScriptedModelProvider: no scripted response for call #2');
     expect(provider.calls).toBe(2);
@@ -204,7 +205,9 @@ describe('ScriptedModelProvider delay and wait', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const provider = new ScriptedModelProvider({
-      script: [[{ type: 'text_delta', text: 'before' }, { type: 'wait', until: gate }, ...reply.text('after')]],
+      script: [
+        [{ type: 'text_delta', text: 'before' }, { type: 'wait', until: gate }, ...reply.text('after')],
+      ],
     });
     const stream = provider.chat(request(), new AbortController().signal);
     expect((await stream.next()).value).toEqual({ type: 'text_delta', text: 'before' });
@@ -265,14 +268,19 @@ describe('ScriptedModelProvider abort', () => {
     const provider = new ScriptedModelProvider({ script: [reply.text('kept')] });
     const controller = new AbortController();
     controller.abort();
-    expectAgentError(await rejection(collect(provider.chat(request(), controller.signal))), 'REQUEST_CANCELLED');
+    expectAgentError(
+      await rejection(collect(provider.chat(request(), controller.signal))),
+      'REQUEST_CANCELLED',
+    );
     expect(provider.remaining).toBe(1);
     expect(provider.calls).toBe(1);
     expect(provider.aborted).toBe(1);
   });
 
   it('counts a stream the consumer stops after aborting, but not one it just stops', async () => {
-    const provider = new ScriptedModelProvider({ script: [reply.text('abc', { chunks: 3 }), reply.text('abc', { chunks: 3 })] });
+    const provider = new ScriptedModelProvider({
+      script: [reply.text('abc', { chunks: 3 }), reply.text('abc', { chunks: 3 })],
+    });
     const plain = provider.chat(request(), new AbortController().signal);
     await plain.next();
     await plain.return();
@@ -356,7 +364,12 @@ describe('reply builders', () => {
     );
     const [text, first, second, third, usage, done] = items as ScriptItem[];
     expect(text).toEqual({ type: 'text_delta', text: 'Let me look.' });
-    expect(first).toEqual({ type: 'tool_call', callId: 'c1', toolName: 'search', arguments: '{"q":"oslo","n":2}' });
+    expect(first).toEqual({
+      type: 'tool_call',
+      callId: 'c1',
+      toolName: 'search',
+      arguments: '{"q":"oslo","n":2}',
+    });
     expect(second).toMatchObject({ type: 'tool_call', toolName: 'broken', arguments: '{"unterminated' });
     expect(third).toMatchObject({ type: 'tool_call', toolName: 'noargs', arguments: '{}' });
     const generated = [second, third].map((item) => (item?.type === 'tool_call' ? item.callId : ''));

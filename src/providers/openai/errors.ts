@@ -77,8 +77,7 @@ export interface HttpErrorDetails {
 export function httpStatusError(providerId: string, details: HttpErrorDetails): AgentError {
   const { status, serverMessage, headers, cause } = details;
   const override = headers?.get('x-should-retry');
-  const retryable =
-    override === 'true' ? true : override === 'false' ? false : isRetryableStatus(status);
+  const retryable = override === 'true' ? true : override === 'false' ? false : isRetryableStatus(status);
   const retryAfterMs = retryable ? retryAfterMsFromHeaders(headers) : undefined;
   const message = `provider '${providerId}': HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`;
   return Errors.provider(message, {
@@ -88,7 +87,8 @@ export function httpStatusError(providerId: string, details: HttpErrorDetails): 
   });
 }
 
-const TRANSIENT_WORDS = /rate[\s_-]?limit|overload|server[\s_-]?error|internal[\s_-]?error|unavailable|timed?[\s_-]?out|capacity/i;
+const TRANSIENT_WORDS =
+  /rate[\s_-]?limit|overload|server[\s_-]?error|internal[\s_-]?error|unavailable|timed?[\s_-]?out|capacity/i;
 
 /**
  * Whether an error object sent inside a stream (`{ "error": {...} }` or `event: error`) describes
@@ -101,7 +101,12 @@ export function isTransientErrorBody(body: unknown): boolean {
   const record = body as Record<string, unknown>;
   for (const key of ['status_code', 'status', 'code']) {
     const value = record[key];
-    const status = typeof value === 'number' ? value : typeof value === 'string' && /^\d{3}$/.test(value) ? Number(value) : undefined;
+    const status =
+      typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d{3}$/.test(value)
+          ? Number(value)
+          : undefined;
     if (status !== undefined) return isRetryableStatus(status);
   }
   const words = ['type', 'code', 'message']

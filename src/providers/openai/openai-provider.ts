@@ -3,12 +3,7 @@
  * Completions, for OpenAI and any OpenAI-compatible server. The only module that imports `openai`.
  * @module
  */
-import OpenAI, {
-  APIConnectionError,
-  APIError,
-  APIUserAbortError,
-  OpenAIError,
-} from 'openai';
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError, OpenAIError } from 'openai';
 import * as z from 'zod/mini';
 import { AgentError, Errors } from '../../errors.js';
 import type { ModelProvider } from '../../ports/model-provider.js';

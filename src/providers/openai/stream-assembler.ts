@@ -204,9 +204,7 @@ function reasoningText(delta: WireDelta): string {
 
 /** A count from the wire, when it is a usable one. */
 function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0
-    ? Math.round(value)
-    : undefined;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
 }
 
 /** Server usage → `TokenUsage`; cached and reasoning counts only when the server sent them. */

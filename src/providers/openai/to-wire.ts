@@ -7,9 +7,7 @@
 import type { ChatRequest, ContentBlock, Message, ToolSpec } from '../../types.js';
 
 /** A text or image part of a user message. */
-export type WireUserPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string } };
+export type WireUserPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
 /** One function call inside an assistant message. */
 export interface WireToolCall {
@@ -125,9 +123,7 @@ export function toWireMessages(systemPrompt: string, messages: readonly Message[
 
 function toWireToolCall(message: Extract<Message, { type: 'tool_call' }>): WireToolCall {
   const args =
-    typeof message.arguments === 'string'
-      ? message.arguments
-      : (JSON.stringify(message.arguments) ?? '{}');
+    typeof message.arguments === 'string' ? message.arguments : (JSON.stringify(message.arguments) ?? '{}');
   return {
     id: message.callId,
     type: 'function',

@@ -16,11 +16,7 @@ import {
 import { errorName, toStorageError } from './storage-error.js';
 
 /** A transaction of {@link AgentDB} over `S`. */
-export type Transaction<S extends StoreName[], M extends IDBTransactionMode> = IDBPTransaction<
-  AgentDB,
-  S,
-  M
->;
+export type Transaction<S extends StoreName[], M extends IDBTransactionMode> = IDBPTransaction<AgentDB, S, M>;
 
 /** One lazily opened, self-healing connection to the storages' database. */
 export class Connection {

@@ -48,19 +48,9 @@ export class IndexedDbMemoryStorage implements MemoryStorage {
       const index = tx.objectStore('memories').index('byNamespaceUpdate');
       // Every `[ns, updatedAt]`: arrays sort after strings, so `[ns, []]` bounds the namespace.
       const range = IDBKeyRange.bound([ns], [ns, []]);
-      const [values, keys] = await Promise.all([
-        index.getAll(range),
-        index.getAllKeys(range),
-        tx.done,
-      ]);
+      const [values, keys] = await Promise.all([index.getAll(range), index.getAllKeys(range), tx.done]);
       values.forEach((value, i) => {
-        const memory = readRecord(
-          MemorySchema,
-          value,
-          'memories',
-          keys[i]!,
-          this.#options.onCorruptRecord,
-        );
+        const memory = readRecord(MemorySchema, value, 'memories', keys[i]!, this.#options.onCorruptRecord);
         if (memory) memories.push(memory);
       });
     } catch (error) {

@@ -52,10 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   (db) => {
     db.createObjectStore('sessions', { keyPath: 'id' });
     db.createObjectStore('events', { keyPath: ['sessionId', 'seq'] });
-    loose(db.createObjectStore('memories', { keyPath: 'id' })).createIndex(
-      'namespace',
-      'namespace',
-    );
+    loose(db.createObjectStore('memories', { keyPath: 'id' })).createIndex('namespace', 'namespace');
   },
   // v2: indexes for paging sessions newest first and memories by namespace and update time
   // (the latter replaces v1's namespace-only index).

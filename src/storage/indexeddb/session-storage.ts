@@ -42,8 +42,7 @@ type EventStore = ReturnType<Transaction<['events'], IDBTransactionMode>['object
 const SessionIdSchema = z.string().check(z.minLength(1));
 
 /** Every key `[sessionId, seq]` of one session. */
-const sessionRange = (sessionId: string) =>
-  IDBKeyRange.bound([sessionId, 0], [sessionId, Infinity]);
+const sessionRange = (sessionId: string) => IDBKeyRange.bound([sessionId, 0], [sessionId, Infinity]);
 
 /** A deep copy of `event`; a value IndexedDB cannot store (a function, say) → `INVALID_INPUT`. */
 function cloneForStorage(event: SessionEvent): SessionEvent {
@@ -133,9 +132,7 @@ export class IndexedDbSessionStorage implements SessionStorage {
         if (summary) summaries.push(summary);
       }
       summaries.reverse();
-      const found = new Set(
-        summaries.filter((s) => matchesQuery(s.title, needle)).map((s) => s.id),
-      );
+      const found = new Set(summaries.filter((s) => matchesQuery(s.title, needle)).map((s) => s.id));
       // One pass over all events; a session already found is skipped past in one step.
       let c = await tx.objectStore('events').openCursor();
       while (c) {
@@ -190,8 +187,7 @@ export class IndexedDbSessionStorage implements SessionStorage {
           state.changed = true;
         }
       }
-      for (const { summary, changed } of byId.values())
-        if (summary && changed) quiet(sessions.put(summary));
+      for (const { summary, changed } of byId.values()) if (summary && changed) quiet(sessions.put(summary));
       await done;
     } catch (error) {
       try {
@@ -218,8 +214,7 @@ export class IndexedDbSessionStorage implements SessionStorage {
     const nextSeq = last ? last.primaryKey[1] + 1 : 0;
     let summary = stored === undefined ? null : (this.#summary(stored, sessionId) ?? null);
     // A lost or corrupt summary is rebuilt from the events.
-    if (!summary && last)
-      summary = summarizeEvents(sessionId, await this.#readEvents(events, sessionId));
+    if (!summary && last) summary = summarizeEvents(sessionId, await this.#readEvents(events, sessionId));
     return { summary, nextSeq, changed: false };
   }
 
@@ -232,11 +227,7 @@ export class IndexedDbSessionStorage implements SessionStorage {
     return events;
   }
 
-  #event(
-    record: AgentDB['events']['value'],
-    sessionId: string,
-    seq: number,
-  ): SessionEvent | undefined {
+  #event(record: AgentDB['events']['value'], sessionId: string, seq: number): SessionEvent | undefined {
     const report = this.#options.onCorruptRecord;
     return readRecord(SessionEventSchema, record.event, 'events', [sessionId, seq], report);
   }

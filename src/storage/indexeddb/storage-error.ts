@@ -21,7 +21,6 @@ export function toStorageError(action: string, error: unknown): AgentError {
         ? ' — the database was upgraded by a newer version of the app: reload the page'
         : '';
   const message = describeError(error);
-  const detail =
-    name && !message.startsWith(name) ? `${name}${message ? `: ${message}` : ''}` : message;
+  const detail = name && !message.startsWith(name) ? `${name}${message ? `: ${message}` : ''}` : message;
   return Errors.storage(`IndexedDB: ${action} failed: ${detail}${hint}`, error);
 }

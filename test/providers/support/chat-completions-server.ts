@@ -4,7 +4,13 @@
  * `respondWith`; every request is recorded.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatEvent } from '../../../src/types.js';
 
@@ -17,7 +23,11 @@ export interface RecordedRequest {
 }
 
 /** How the server answers one request. */
-export type Responder = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => void | Promise<void>;
+export type Responder = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Record<string, unknown>,
+) => void | Promise<void>;
 
 export class ChatCompletionsServer {
   readonly requests: RecordedRequest[] = [];
@@ -74,7 +84,9 @@ export async function writeInPieces(res: ServerResponse, text: string, size = 25
   const bytes = Buffer.from(text, 'utf8');
   for (let at = 0; at < bytes.length; at += size) {
     const piece = bytes.subarray(at, at + size);
-    await new Promise<void>((resolve, reject) => res.write(piece, (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      res.write(piece, (error) => (error ? reject(error) : resolve())),
+    );
   }
 }
 
