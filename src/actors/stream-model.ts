@@ -14,7 +14,13 @@ import { generateId } from '../ids.js';
 import { costOf } from '../providers/cost.js';
 import type { SessionRuntime, TurnState } from '../session/session-runtime.js';
 import type { ToolCallRequest } from '../tools/tool-dispatcher.js';
-import { TokenUsageSchema, type ChatEvent, type ChatRequest, type TokenUsage } from '../types.js';
+import {
+  TokenUsageSchema,
+  type ChatEvent,
+  type ChatRequest,
+  type Message,
+  type TokenUsage,
+} from '../types.js';
 
 function failure(error: AgentError, hadOutput: boolean): StreamFailure {
   return { error, hadOutput };
@@ -49,7 +55,8 @@ export async function streamModel(
   const initial: ChatRequest = {
     model: rt.modelId,
     systemPrompt: turn.systemPrompt,
-    messages: [...rt.context.messages],
+    // A copy: hooks and providers get the request, and nothing they do may reach the history.
+    messages: structuredClone(rt.context.messages) as Message[],
     tools: [...rt.services.tools.specs],
     purpose: 'turn',
   };

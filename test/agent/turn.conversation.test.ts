@@ -130,3 +130,50 @@ describe('a conversation through the public API', () => {
     await agent.shutdown();
   });
 });
+
+describe('the history is protected', () => {
+  it('a hook or provider that mutates the request cannot change the session history', async () => {
+    const { AgentBuilder } = await import('../../src/index.js');
+    type TextBlock = { type: 'text'; text: string };
+    const careless: import('../../src/index.js').ModelProvider = {
+      id: 'careless',
+      models: [
+        {
+          id: 'm',
+          displayName: 'M',
+          contextWindow: 10_000,
+          capabilities: { toolUse: true, vision: false, streaming: true },
+        },
+      ],
+      async *chat(request) {
+        (request.messages[0] as { content: TextBlock[] }).content[0]!.text = 'tampered by the provider';
+        yield { type: 'text_delta', text: 'ok' };
+        yield { type: 'done', finishReason: 'stop' };
+      },
+    };
+    const agent = await new AgentBuilder({ defaultModel: 'm' })
+      .registerModelProvider(careless)
+      .registerPlugin({
+        id: 'careless-hook',
+        displayName: 'Careless hook',
+        description: 'mutates what it is given',
+        apply: (ctx) =>
+          ctx.tap('pre_request', ({ data }) => {
+            (data.request.messages[0] as { content: TextBlock[] }).content.push({
+              type: 'text',
+              text: 'injected',
+            });
+          }),
+      })
+      .build();
+    const session = await agent.newSession();
+    await (
+      await session.sendMessage('hello')
+    ).result;
+    expect(session.messages).toEqual([
+      { type: 'user', content: [{ type: 'text', text: 'hello' }] },
+      { type: 'assistant', content: [{ type: 'text', text: 'ok' }], status: 'complete' },
+    ]);
+    await agent.shutdown();
+  });
+});
