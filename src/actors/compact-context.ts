@@ -17,6 +17,7 @@ import { CONTEXT_SNAPSHOT_KEY } from '../session/replay.js';
 import type { Message, TokenUsage } from '../types.js';
 import { estimateRequestTokens, refreshSystemPrompt } from './prepare-request.js';
 import { collectText } from './collect-text.js';
+import { costOf } from '../providers/cost.js';
 
 /** Applies a compacted history: context, snapshot, prompt cache, event. */
 function applyCompaction(
@@ -40,13 +41,13 @@ async function summarize(
   rt: SessionRuntime,
   turn: TurnState,
   signal: AbortSignal,
-): Promise<{ messages: Message[]; usage: TokenUsage | null } | null> {
+): Promise<{ messages: Message[]; usage: TokenUsage | null; cost: number | undefined } | null> {
   const all = rt.context.messages;
   const budget = Math.floor(rt.model.contextWindow * rt.services.config.compaction.keepRecentRatio);
   const split = recentSplitIndex(all, budget);
   if (split === 0) return null; // nothing old enough to summarize
   const older = all.slice(0, split);
-  const { text, usage } = await collectText(
+  const { text, usage, cost } = await collectText(
     rt.provider,
     {
       model: rt.modelId,
@@ -64,6 +65,7 @@ async function summarize(
       ...all.slice(split),
     ],
     usage,
+    cost,
   };
 }
 
@@ -97,6 +99,11 @@ export async function compactContext(
         const summary = await summarize(rt, turn, signal);
         if (summary && !signal.aborted) {
           usage = summary.usage;
+          // The summary is a model response too: its usage is reported, and counts in the turn's.
+          if (usage) {
+            const cost = summary.cost ?? (rt.model.pricing ? costOf(usage, rt.model.pricing) : undefined);
+            rt.hub.emit(turn.id, { type: 'usage', usage, ...(cost !== undefined && { cost }) });
+          }
           rt.context.replace(summary.messages);
           rt.stablePrompt = null;
           await refreshSystemPrompt(rt, turn);

@@ -137,7 +137,11 @@ describe('persistence and resume', () => {
       config: {
         compaction: { reservedOutputTokens: 0, bufferTokens: 0, thresholdRatio: 0.01, keepRecentRatio: 0.01 },
       },
-      script: [reply.text('x'.repeat(8_000)), reply.text('summary of the start'), reply.text('ok')],
+      script: [
+        reply.text('x'.repeat(8_000)),
+        reply.text('summary of the start', { usage: { inputTokens: 100, outputTokens: 10 } }),
+        reply.text('ok', { usage: { inputTokens: 5, outputTokens: 1 } }),
+      ],
     });
     const session = await agent.newSession();
     await (
@@ -148,6 +152,9 @@ describe('persistence and resume', () => {
     expect(events.find((e) => e.payload.type === 'context_compacted')!.payload).toMatchObject({
       strategy: 'summary',
     });
+    // The summary's usage is reported and counts in the turn's usage.
+    expect(events.filter((e) => e.payload.type === 'usage')).toHaveLength(2);
+    expect((await turn.result).usage).toEqual({ inputTokens: 105, outputTokens: 11, totalTokens: 116 });
     expect(session.messages[0]).toMatchObject({ type: 'system' });
     expect((session.messages[0] as { content: string }).content).toContain('summary of the start');
     const live = [...session.messages];
