@@ -10,8 +10,7 @@
  */
 import { assign, fromPromise, setup } from 'xstate';
 import type { AgentError } from '../src/errors.js';
-import type { TokenUsage } from '../src/types.js';
-import type { ToolCallRequest } from '../src/tools/tool-dispatcher.js';
+import type { TokenUsage, ToolCallRequest } from '../src/types.js';
 
 /** What the Turn machine starts with. */
 export interface TurnInput {

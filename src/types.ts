@@ -140,6 +140,14 @@ export const ToolSpecSchema = z.strictObject({
 /** A tool as the model sees it (name, description, JSON Schema of the arguments). */
 export type ToolSpec = { name: string; description: string; parameters: JsonSchema };
 
+/** One tool call the model asked for, as a turn's pending call (machine context holds these). */
+export interface ToolCallRequest {
+  callId: string;
+  toolName: string;
+  /** Raw JSON text, as the model produced it. */
+  arguments: string;
+}
+
 // ─── Models ──────────────────────────────────────────────────────────────────────────────
 
 /** Schema of {@link ModelPricing}. */

@@ -6,16 +6,11 @@
  * @module
  */
 import * as z from 'zod/mini';
-import {
-  MessageSchema,
-  SessionConfigSchema,
-  type Message,
-  type SessionConfig,
-  type SessionEvent,
-} from '../types.js';
+import { MessageSchema, type Message, type SessionConfig, type SessionEvent } from '../types.js';
 
-/** Metadata key of the session config, saved when a session is created. */
-export const SESSION_CONFIG_KEY = 'session_config';
+/** Metadata key of the session config, saved when a session is created (storages read it too). */
+export { SESSION_CONFIG_KEY } from '../storage/session-summary.js';
+import { SESSION_CONFIG_KEY } from '../storage/session-summary.js';
 /** Metadata key of the full compacted history, saved after every compaction. */
 export const CONTEXT_SNAPSHOT_KEY = 'context_snapshot';
 
@@ -129,9 +124,4 @@ export function replaySessionEvents(
       messages.push({ type: 'system', content: interruptedNote });
   }
   return { messages, config, turnCount };
-}
-
-/** Whether a value is a valid session config to store (used by tests and storages). */
-export function isSessionConfig(value: unknown): value is SessionConfig {
-  return z.safeParse(SessionConfigSchema, value).success;
 }

@@ -27,16 +27,11 @@ import { toolParametersJsonSchema } from '../ports/tool-handler.js';
 import type { ToolHandler } from '../ports/tool-handler.js';
 import type { AgentEventPayload, ToolOutput, ToolSpec } from '../types.js';
 import { executeWithTimeout } from './execute-with-timeout.js';
+import type { ToolCallRequest } from '../types.js';
 import { TOOL_CALL_SKIPPED_TEXT, ToolResultTexts } from './tool-result-texts.js';
 import { truncateToolOutput } from './truncate.js';
 
-/** One call the model asked for. */
-export interface ToolCallRequest {
-  callId: string;
-  toolName: string;
-  /** Raw JSON text, as the model produced it. */
-  arguments: string;
-}
+export type { ToolCallRequest } from '../types.js';
 
 /** How one call ended. */
 export interface ToolCallResult {
