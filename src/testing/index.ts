@@ -14,3 +14,8 @@ export type {
   ToolCallsReplyOptions,
   ScriptedToolCall,
 } from './scripted-model-provider.js';
+
+// The storage contract suites: run them against your own SessionStorage / MemoryStorage.
+export { check, type ContractCase } from './contracts/check.js';
+export { sessionStorageContract } from './contracts/session-storage.contract.js';
+export { memoryStorageContract } from './contracts/memory-storage.contract.js';

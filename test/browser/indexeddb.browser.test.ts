@@ -6,8 +6,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryStorageContract } from '../contracts/memory-storage.contract.js';
-import { sessionStorageContract } from '../contracts/session-storage.contract.js';
+import { memoryStorageContract } from '../../src/testing/contracts/memory-storage.contract.js';
+import { sessionStorageContract } from '../../src/testing/contracts/session-storage.contract.js';
 import { openInChromium, type BrowserHarness, type HarnessPage } from './harness.js';
 import { indexedDbCases } from './indexeddb.cases.js';
 

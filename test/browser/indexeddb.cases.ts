@@ -14,7 +14,7 @@ import {
 } from '../../src/storage/indexeddb/index.js';
 import { MIGRATIONS, type AgentDB } from '../../src/storage/indexeddb/schema.js';
 import type { Memory, SessionEvent, SessionSummary } from '../../src/types.js';
-import { check } from '../contracts/check.js';
+import { check } from '../../src/testing/contracts/check.js';
 
 /** Where a case keeps its data: a factory and a database name no other case uses. */
 export interface IdbEnv {

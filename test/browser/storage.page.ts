@@ -15,9 +15,9 @@ import {
   type SessionEvent,
 } from '../../src/index.js';
 import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
-import { check } from '../contracts/check.js';
-import { memoryStorageContract } from '../contracts/memory-storage.contract.js';
-import { sessionStorageContract } from '../contracts/session-storage.contract.js';
+import { check } from '../../src/testing/contracts/check.js';
+import { memoryStorageContract } from '../../src/testing/contracts/memory-storage.contract.js';
+import { sessionStorageContract } from '../../src/testing/contracts/session-storage.contract.js';
 import { indexedDbCases, toolResultEvent, userEvent, type IdbEnv } from './indexeddb.cases.js';
 import { exposeToHarness } from './page-runtime.js';
 

@@ -4,8 +4,8 @@
  * storage and rejects (throws) when the storage breaks a rule.
  * @module
  */
-import type { MemoryStorage } from '../../src/ports/storage.js';
-import type { Memory } from '../../src/types.js';
+import type { MemoryStorage } from '../../ports/storage.js';
+import type { Memory } from '../../types.js';
 import { check, type ContractCase } from './check.js';
 
 export type { ContractCase } from './check.js';

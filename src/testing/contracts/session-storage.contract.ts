@@ -8,8 +8,8 @@
  * no session comes twice; a session created or updated meanwhile may be missed by that pass.
  * @module
  */
-import type { SessionStorage } from '../../src/ports/storage.js';
-import type { ContentBlock, SessionEvent, SessionSummary } from '../../src/types.js';
+import type { SessionStorage } from '../../ports/storage.js';
+import type { ContentBlock, SessionEvent, SessionSummary } from '../../types.js';
 import { check, type ContractCase } from './check.js';
 
 export type { ContractCase } from './check.js';

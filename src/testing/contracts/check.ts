@@ -4,8 +4,8 @@
  * nothing Node-only. A failed check throws an `Error` whose message says what was expected.
  * @module
  */
-import { AgentError } from '../../src/errors.js';
-import type { AgentErrorCode } from '../../src/types.js';
+import { AgentError } from '../../errors.js';
+import type { AgentErrorCode } from '../../types.js';
 
 /** One case of a contract suite: `run` gets a fresh, empty storage and rejects on failure. */
 export interface ContractCase<S> {
