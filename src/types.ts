@@ -78,28 +78,25 @@ export const MessageStatusSchema = z.enum(['complete', 'incomplete']);
 /** `incomplete`: the assistant message was cut short (cancel, or a failure after output). */
 export type MessageStatus = z.infer<typeof MessageStatusSchema>;
 
+// The fields each message kind carries; the stored session events reuse them (same shapes).
+const userFields = { content: z.array(ContentBlockSchema) };
+const assistantFields = { content: z.array(ContentBlockSchema), status: MessageStatusSchema };
+const toolCallFields = {
+  callId: z.string(),
+  toolName: z.string(),
+  /** Parsed JSON arguments, or the raw string when the model sent invalid JSON. */
+  arguments: z.unknown(),
+};
+const toolResultFields = { callId: z.string(), content: z.string(), isError: z.boolean() };
+const systemFields = { content: z.string() };
+
 /** Schema of {@link Message}. */
 export const MessageSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('user'), content: z.array(ContentBlockSchema) }),
-  z.strictObject({
-    type: z.literal('assistant'),
-    content: z.array(ContentBlockSchema),
-    status: MessageStatusSchema,
-  }),
-  z.strictObject({
-    type: z.literal('tool_call'),
-    callId: z.string(),
-    toolName: z.string(),
-    /** Parsed JSON arguments, or the raw string when the model sent invalid JSON. */
-    arguments: z.unknown(),
-  }),
-  z.strictObject({
-    type: z.literal('tool_result'),
-    callId: z.string(),
-    content: z.string(),
-    isError: z.boolean(),
-  }),
-  z.strictObject({ type: z.literal('system'), content: z.string() }),
+  z.strictObject({ type: z.literal('user'), ...userFields }),
+  z.strictObject({ type: z.literal('assistant'), ...assistantFields }),
+  z.strictObject({ type: z.literal('tool_call'), ...toolCallFields }),
+  z.strictObject({ type: z.literal('tool_result'), ...toolResultFields }),
+  z.strictObject({ type: z.literal('system'), ...systemFields }),
 ]);
 /** One entry of a session's context history. */
 export type Message = z.infer<typeof MessageSchema>;
@@ -260,25 +257,11 @@ export type SessionConfig = z.infer<typeof SessionConfigSchema>;
 
 /** Schema of {@link SessionEventPayload}. */
 export const SessionEventPayloadSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('user_message'), content: z.array(ContentBlockSchema) }),
-  z.strictObject({
-    type: z.literal('assistant_message'),
-    content: z.array(ContentBlockSchema),
-    status: MessageStatusSchema,
-  }),
-  z.strictObject({
-    type: z.literal('tool_call'),
-    callId: z.string(),
-    toolName: z.string(),
-    arguments: z.unknown(),
-  }),
-  z.strictObject({
-    type: z.literal('tool_result'),
-    callId: z.string(),
-    content: z.string(),
-    isError: z.boolean(),
-  }),
-  z.strictObject({ type: z.literal('system_message'), content: z.string() }),
+  z.strictObject({ type: z.literal('user_message'), ...userFields }),
+  z.strictObject({ type: z.literal('assistant_message'), ...assistantFields }),
+  z.strictObject({ type: z.literal('tool_call'), ...toolCallFields }),
+  z.strictObject({ type: z.literal('tool_result'), ...toolResultFields }),
+  z.strictObject({ type: z.literal('system_message'), ...systemFields }),
   z.strictObject({ type: z.literal('metadata'), key: z.string(), value: z.unknown() }),
 ]);
 /** What one persisted session event says. */

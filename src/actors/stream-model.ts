@@ -78,18 +78,13 @@ export async function streamModel(
       if (signal.aborted) break;
       switch (event?.type) {
         case 'text_delta':
-          if (typeof event.text !== 'string') throw invalidEvent(rt, event);
-          if (event.text === '') break;
-          draft.text += event.text;
-          draft.streamed = true;
-          rt.hub.emit(turn.id, { type: 'text_delta', text: event.text });
-          break;
         case 'reasoning_delta':
           if (typeof event.text !== 'string') throw invalidEvent(rt, event);
           if (event.text === '') break;
-          draft.reasoning += event.text;
+          if (event.type === 'text_delta') draft.text += event.text;
+          else draft.reasoning += event.text;
           draft.streamed = true;
-          rt.hub.emit(turn.id, { type: 'reasoning_delta', text: event.text });
+          rt.hub.emit(turn.id, { type: event.type, text: event.text });
           break;
         case 'tool_call':
           if (typeof event.toolName !== 'string' || typeof event.arguments !== 'string')
