@@ -41,7 +41,8 @@ export class Agent {
         return rt;
       },
       shutdownPlugins: async () => {
-        this.#unowned.push(...(await services.plugins.shutdown()));
+        // Bounded like a hook: a plugin that never finishes must not hang agent.shutdown().
+        this.#unowned.push(...(await services.plugins.shutdown(services.config.hookTimeoutMs)));
       },
       reportUnowned: (error) => this.#unowned.push(error),
     });

@@ -108,13 +108,13 @@ export class PluginManager {
 
   /**
    * Calls `shutdown()` of every initialized plugin in reverse registration order. One that throws
-   * (or rejects) does not stop the others; each failure is returned as an `AgentError` naming the
-   * plugin. Calling it again does nothing.
+   * (or rejects, or does not finish within `timeoutMs` when given) does not stop the others; each
+   * failure is returned as an `AgentError` naming the plugin. Calling it again does nothing.
    */
-  async shutdown(): Promise<AgentError[]> {
+  async shutdown(timeoutMs?: number): Promise<AgentError[]> {
     if (this.#phase === 'shut_down') return [];
     this.#phase = 'shut_down';
-    return this.#shutdownInitialized();
+    return this.#shutdownInitialized(timeoutMs);
   }
 
   /** Each registered plugin's id, display name and description, in registration order. */
@@ -139,13 +139,13 @@ export class PluginManager {
     });
   }
 
-  async #shutdownInitialized(): Promise<AgentError[]> {
+  async #shutdownInitialized(timeoutMs?: number): Promise<AgentError[]> {
     const failures: AgentError[] = [];
     const plugins = this.#initialized.reverse();
     this.#initialized = [];
     for (const plugin of plugins) {
       try {
-        await plugin.shutdown?.();
+        await settleWithin(plugin.shutdown?.(), timeoutMs);
       } catch (error) {
         // No dedicated code exists for a failed shutdown; it is a plugin failure like a hook's.
         failures.push(
@@ -157,6 +157,26 @@ export class PluginManager {
       }
     }
     return failures;
+  }
+}
+
+/**
+ * Awaits `value`, but at most `timeoutMs` (when given): a plugin whose `shutdown()` never
+ * settles must not hang `agent.shutdown()`.
+ */
+async function settleWithin(value: unknown, timeoutMs: number | undefined): Promise<void> {
+  if (timeoutMs === undefined || !(value instanceof Promise)) {
+    await value;
+    return;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not finish within ${timeoutMs}ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([value, timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -229,3 +229,28 @@ describe('agent.shutdown()', () => {
     expect(log.slice(-3)).toEqual(['shutdown C', 'shutdown B', 'shutdown A']);
   });
 });
+
+describe('a plugin whose shutdown() never finishes', () => {
+  it('is bounded by hookTimeoutMs: agent.shutdown() resolves, the others still shut down, the failure is kept', async () => {
+    const { AgentBuilder } = await import('../../src/index.js');
+    const { ScriptedModelProvider } = await import('../../src/testing/index.js');
+    const order: string[] = [];
+    const plugin = (id: string, shutdown: () => Promise<void>) => ({
+      id,
+      displayName: id,
+      description: id,
+      apply: () => {},
+      shutdown,
+    });
+    const agent = await new AgentBuilder({ defaultModel: 'scripted-model', hookTimeoutMs: 20 })
+      .registerModelProvider(new ScriptedModelProvider())
+      .registerPlugin(plugin('first', async () => void order.push('first')))
+      .registerPlugin(plugin('stuck', () => new Promise<void>(() => order.push('stuck'))))
+      .build();
+    await agent.shutdown();
+    expect(order).toEqual(['stuck', 'first']);
+    expect(agent.unreportedErrors.map((e) => [e.code, e.message])).toEqual([
+      ['HOOK_FAILED', expect.stringContaining("plugin 'stuck' shutdown: did not finish within 20ms")],
+    ]);
+  });
+});
