@@ -8,13 +8,13 @@
 import * as z from 'zod/mini';
 import { Agent } from './agent.js';
 import { AgentConfigSchema, type AgentConfig } from './config.js';
-import { AgentError, describeError, Errors } from './errors.js';
+import { AgentError, Errors } from './errors.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { PluginManager, type PluginRegistration } from './hooks/plugin-manager.js';
 import type { ModelProvider } from './ports/model-provider.js';
 import type { Plugin } from './ports/plugin.js';
 import type { MemoryStorage, SessionStorage } from './ports/storage.js';
-import { toolParametersJsonSchema, type ToolHandler } from './ports/tool-handler.js';
+import type { ToolHandler } from './ports/tool-handler.js';
 import { ProviderRegistry } from './providers/provider-registry.js';
 import { SkillManager } from './skills/skill-manager.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
@@ -155,34 +155,21 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       if (model !== undefined && !serves(providers, model)) throw Errors.modelNotSupported(model);
     }
 
-    const toolNames = new Set<string>();
-    this.#tools.forEach((tool, i) => {
-      parseInput(ToolShapeSchema, tool, `tools[${i}]`);
-      if (toolNames.has(tool.name)) throw Errors.nameConflict('tool', tool.name);
-      toolNames.add(tool.name);
-      try {
-        toolParametersJsonSchema(tool);
-      } catch (error) {
-        throw Errors.invalidInput(
-          `invalid tools[${i}].parameters: tool '${tool.name}' has a schema JSON Schema cannot express (${describeError(error)})`,
-          error,
-        );
-      }
-    });
-
-    const skillNames = new Set<string>();
-    const skills = this.#skills.map((skill, i) => {
-      const parsed = parseInput(SkillDefinitionSchema, skill, `skills[${i}]`);
-      if (skillNames.has(parsed.name)) throw Errors.nameConflict('skill', parsed.name);
-      skillNames.add(parsed.name);
-      for (const tool of parsed.requiredTools ?? []) {
-        if (!toolNames.has(tool)) throw Errors.skillDependencyNotMet(parsed.name, tool);
-      }
-      return parsed;
-    });
-
+    // Shapes first (naming the field); the services then enforce their own rules: unique names
+    // (NAME_CONFLICT) and tool schemas JSON Schema can express (INVALID_INPUT).
+    this.#tools.forEach((tool, i) => parseInput(ToolShapeSchema, tool, `tools[${i}]`));
     const hooks = new HookRegistry({ timeoutMs: config.hookTimeoutMs });
     const tools = new ToolDispatcher({ tools: this.#tools, timeoutMs: config.toolTimeoutMs, hooks });
+    const skillList = this.#skills.map((skill, i) =>
+      parseInput(SkillDefinitionSchema, skill, `skills[${i}]`),
+    );
+    const skills = new SkillManager(skillList);
+    for (const skill of skillList) {
+      for (const tool of skill.requiredTools ?? []) {
+        if (!tools.has(tool)) throw Errors.skillDependencyNotMet(skill.name, tool);
+      }
+    }
+
     const plugins = new PluginManager(this.#plugins);
     try {
       await plugins.initialize(hooks);
@@ -196,7 +183,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       tools,
       toolSpecsChars: JSON.stringify(tools.specs).length,
       hooks,
-      skills: new SkillManager(skills),
+      skills,
       plugins,
       sessionStorage,
       memoryStorage,

@@ -13,6 +13,7 @@ import { AgentError, Errors, toAgentError } from '../errors.js';
 import { generateId } from '../ids.js';
 import { costOf } from '../providers/cost.js';
 import type { SessionRuntime, TurnState } from '../session/session-runtime.js';
+import { toolCallArguments } from '../tools/parse-arguments.js';
 import type { ToolCallRequest } from '../tools/tool-dispatcher.js';
 import {
   TokenUsageSchema,
@@ -24,15 +25,6 @@ import {
 
 function failure(error: AgentError, hadOutput: boolean): StreamFailure {
   return { error, hadOutput };
-}
-
-/** Parses a tool call's raw JSON; invalid JSON stays the raw string (DESIGN.md §4.1 Tools). */
-export function parseToolArguments(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }
 
 function invalidEvent(rt: SessionRuntime, event: unknown): AgentError {
@@ -137,7 +129,7 @@ export async function streamModel(
       type: 'tool_call',
       callId: call.callId,
       toolName: call.toolName,
-      arguments: parseToolArguments(call.arguments),
+      arguments: toolCallArguments(call.arguments),
     });
   }
   turn.draft = { text: '', reasoning: '', streamed: false };

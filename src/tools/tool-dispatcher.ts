@@ -30,6 +30,7 @@ import { executeWithTimeout } from './execute-with-timeout.js';
 import type { ToolCallRequest } from '../types.js';
 import { TOOL_CALL_SKIPPED_TEXT, ToolResultTexts } from './tool-result-texts.js';
 import { truncateToolOutput } from './truncate.js';
+import { parseJsonArguments } from './parse-arguments.js';
 
 export type { ToolCallRequest } from '../types.js';
 
@@ -96,11 +97,11 @@ export class ToolDispatcher {
     }
     const byName = new Map<string, ToolHandler>();
     const specs: ToolSpec[] = [];
-    for (const tool of tools) {
+    tools.forEach((tool, index) => {
       if (byName.has(tool.name)) throw Errors.nameConflict('tool', tool.name);
       byName.set(tool.name, tool);
-      specs.push({ name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool) });
-    }
+      specs.push({ name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool, index) });
+    });
     this.#tools = byName;
     this.#names = [...byName.keys()];
     this.specs = specs;
@@ -261,19 +262,6 @@ function skippedResult(call: ToolCallRequest, args: unknown): ToolCallResult {
   };
 }
 
-/**
- * Parses the model's raw arguments. Empty (or blank) text means "no arguments" (`{}`): some
- * OpenAI-compatible servers send `""` for a tool without parameters.
- */
-function parseJsonArguments(raw: string): { ok: true; value: unknown } | { ok: false; problem: unknown } {
-  if (raw.trim() === '') return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(raw) as unknown };
-  } catch (error) {
-    return { ok: false, problem: error };
-  }
-}
-
 /** Validates with the tool's schema (async, so user schemas with async refinements work). */
 async function validateArguments(
   tool: ToolHandler,
@@ -295,12 +283,12 @@ function truncateOutput(output: ToolOutput): ToolOutput {
   return content === output.content ? output : { ...output, content };
 }
 
-function jsonSchemaOf(tool: ToolHandler): ToolSpec['parameters'] {
+function jsonSchemaOf(tool: ToolHandler, index: number): ToolSpec['parameters'] {
   try {
     return toolParametersJsonSchema(tool);
   } catch (error) {
     throw Errors.invalidInput(
-      `tool '${tool.name}': parameters cannot be expressed as JSON Schema (${describeError(error)})`,
+      `invalid tools[${index}].parameters: tool '${tool.name}' has a schema JSON Schema cannot express (${describeError(error)})`,
       error,
     );
   }

@@ -155,4 +155,34 @@ describe('tool batches through the public API', () => {
     expect((session.messages.at(-1) as { content: string }).content).toContain('3');
     await agent.shutdown();
   });
+
+  it('treats blank arguments as no arguments, in the history and in the call alike', async () => {
+    const { defineTool } = await import('../../src/index.js');
+    const z = await import('zod/mini');
+    const calls: unknown[] = [];
+    const now = defineTool({
+      name: 'now',
+      description: 'no parameters',
+      parameters: z.object({}),
+      execute: async ({ arguments: args }) => {
+        calls.push(args);
+        return 'noon';
+      },
+    });
+    const { agent } = await createTestAgent({
+      tools: [now],
+      script: [reply.toolCalls([{ name: 'now', arguments: '', callId: 'c' }]), reply.text('ok')],
+    });
+    const session = await agent.newSession();
+    await (
+      await session.sendMessage('time?')
+    ).result;
+    expect(calls).toEqual([{}]);
+    expect(session.messages.find((m) => m.type === 'tool_call')).toMatchObject({ arguments: {} });
+    expect(session.messages.find((m) => m.type === 'tool_result')).toMatchObject({
+      content: 'noon',
+      isError: false,
+    });
+    await agent.shutdown();
+  });
 });
