@@ -13,6 +13,7 @@ import { HookEventSchema, HookResultSchema } from '../types.js';
 import type { HookEvent } from '../types.js';
 import type { HookDataMap, HookHandler } from '../ports/plugin.js';
 import { CONTINUE_WITH_SCHEMAS } from './continue-with-schemas.js';
+import { MAX_TIMER_MS, TIMED_OUT, withTimeout } from '../timeout.js';
 
 /** Where a dispatch happens: copied into every payload. */
 export interface HookContext {
@@ -48,11 +49,6 @@ interface HookEntry {
   // matching payload.
   handler: (payload: never) => unknown;
 }
-
-/** The longest delay `setTimeout` honours; longer ones would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-const TIMED_OUT = Symbol('timed out');
 
 const TapArgumentsSchema = z.object({
   event: HookEventSchema,
@@ -181,12 +177,7 @@ export class HookRegistry {
 
   /** Awaits a handler's return value, bounded by the hook timeout (no timer for sync values). */
   #settle(value: unknown): Promise<unknown> | unknown {
-    if (!isThenable(value)) return value;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(resolve, this.#timeoutMs, TIMED_OUT);
-    });
-    return Promise.race([value, timeout]).finally(() => clearTimeout(timer));
+    return isThenable(value) ? withTimeout(value, this.#timeoutMs) : value;
   }
 }
 

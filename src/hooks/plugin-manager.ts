@@ -10,6 +10,7 @@ import type { HookEvent } from '../types.js';
 import type { HookHandler, Plugin, PluginContext } from '../ports/plugin.js';
 import { assertValidTap } from './hook-registry.js';
 import type { HookRegistry } from './hook-registry.js';
+import { TIMED_OUT, withTimeout } from '../timeout.js';
 
 /** A plugin with the config it was registered with (`registerPlugin(plugin, config)`). */
 export interface PluginRegistration {
@@ -169,15 +170,8 @@ async function settleWithin(value: unknown, timeoutMs: number | undefined): Prom
     await value;
     return;
   }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not finish within ${timeoutMs}ms`)), timeoutMs);
-  });
-  try {
-    await Promise.race([value, timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
+  if ((await withTimeout(value, timeoutMs)) === TIMED_OUT)
+    throw new Error(`did not finish within ${timeoutMs}ms`);
 }
 
 /**

@@ -7,11 +7,8 @@ import * as z from 'zod/mini';
 import { Errors } from '../errors.js';
 import type { ToolExecuteInput, ToolHandler } from '../ports/tool-handler.js';
 import type { ToolOutput } from '../types.js';
+import { TIMED_OUT, withTimeout } from '../timeout.js';
 import { ToolResultTexts } from './tool-result-texts.js';
-
-/** The longest delay `setTimeout` honours; longer ones would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-const TIMED_OUT = Symbol('timed out');
 
 // Not strict: a tool returning extra keys still has its content read (the extras are dropped).
 const ReturnedOutputSchema = z.object({
@@ -31,27 +28,16 @@ export async function executeWithTimeout(
   timeoutMs: number,
 ): Promise<ToolOutput> {
   const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(
-      () => {
-        // Settle the race first, so a tool that rejects on abort is still reported as timed out.
-        resolve(TIMED_OUT);
-        controller.abort(Errors.toolTimeout(tool.name, timeoutMs));
-      },
-      Math.min(timeoutMs, MAX_TIMER_MS),
-    );
-  });
   try {
     // Through `then` so a synchronous throw in `execute` becomes a rejection like any other.
     const running = Promise.resolve().then(() => tool.execute({ ...input, signal: controller.signal }));
-    const returned = await Promise.race([running, timedOut]);
+    const returned = await withTimeout(running, timeoutMs, () =>
+      controller.abort(Errors.toolTimeout(tool.name, timeoutMs)),
+    );
     if (returned === TIMED_OUT) return { content: ToolResultTexts.timedOut(timeoutMs), isError: true };
     return normalizeOutput(tool.name, returned);
   } catch (error) {
     return { content: ToolResultTexts.failed(tool.name, error), isError: true };
-  } finally {
-    clearTimeout(timer);
   }
 }
 
