@@ -1,8 +1,11 @@
+/**
+ * The in-memory storages against the contract suites — imported the way a user imports them
+ * (`youyou-agent` and `youyou-agent/testing`, as the README shows), so the public exports are
+ * exercised too.
+ */
 import { describe, it } from 'vitest';
-import { InMemoryMemoryStorage } from '../../src/storage/in-memory-memory-storage.js';
-import { InMemorySessionStorage } from '../../src/storage/in-memory-session-storage.js';
-import { memoryStorageContract } from '../../src/testing/contracts/memory-storage.contract.js';
-import { sessionStorageContract } from '../../src/testing/contracts/session-storage.contract.js';
+import { InMemoryMemoryStorage, InMemorySessionStorage } from '../../src/index.js';
+import { memoryStorageContract, sessionStorageContract } from '../../src/testing/index.js';
 
 describe('InMemorySessionStorage meets the SessionStorage contract', () => {
   for (const c of sessionStorageContract) it(c.name, () => c.run(new InMemorySessionStorage()));
