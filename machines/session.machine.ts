@@ -27,7 +27,7 @@ export interface SessionOutput {
 }
 
 /** Events the Session machine accepts. */
-export type SessionEvent =
+export type SessionMachineEvent =
   | { type: 'SEND'; turn: TurnInput }
   | { type: 'CANCEL' }
   | { type: 'CLOSE' }
@@ -62,7 +62,7 @@ export const sessionMachine = setup({
   types: {
     input: {} as SessionInput,
     context: {} as SessionContext,
-    events: {} as SessionEvent,
+    events: {} as SessionMachineEvent,
     output: {} as SessionOutput,
     children: {} as { openSession: 'openSession'; turn: 'turn'; closeSession: 'closeSession' },
   },

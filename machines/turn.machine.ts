@@ -52,7 +52,7 @@ export interface StreamFailure {
   error: AgentError;
   hadOutput: boolean;
 }
-/** Output of `retryDelay`: `false` when an `on_retry` hook stopped the retries. */
+/** Output of `waitToRetry`: `false` when an `on_retry` hook stopped the retries. */
 export interface RetryOutput {
   retry: boolean;
 }
@@ -63,7 +63,7 @@ export interface ToolBatchOutput {
 }
 
 /** Events the Turn machine accepts from outside. */
-export type TurnEvent = { type: 'CANCEL' };
+export type TurnMachineEvent = { type: 'CANCEL' };
 
 /** Context: ids, counters, pending calls and status — never the transcript. */
 export interface TurnContext {
@@ -135,7 +135,7 @@ export interface StepInput {
 export interface StreamInput extends StepInput {
   attempt: number;
 }
-/** Input of `retryDelay`. */
+/** Input of `waitToRetry`. */
 export interface RetryInput extends StepInput {
   attempt: number;
   error: AgentError;
@@ -173,14 +173,14 @@ export const turnMachine = setup({
   types: {
     input: {} as TurnInput,
     context: {} as TurnContext,
-    events: {} as TurnEvent,
+    events: {} as TurnMachineEvent,
     output: {} as TurnOutput,
     children: {} as {
       startTurn: 'startTurn';
       prepareRequest: 'prepareRequest';
       compactContext: 'compactContext';
       streamModel: 'streamModel';
-      retryDelay: 'retryDelay';
+      waitToRetry: 'waitToRetry';
       runToolBatch: 'runToolBatch';
       endTurn: 'endTurn';
     },
@@ -195,7 +195,7 @@ export const turnMachine = setup({
     /** pre_request hook, provider stream (deltas go straight to the event stream), post_request. */
     streamModel: fromPromise<StreamOutput, StreamInput>(notProvided('streamModel')),
     /** on_retry hook, then the backoff sleep. */
-    retryDelay: fromPromise<RetryOutput, RetryInput>(notProvided('retryDelay')),
+    waitToRetry: fromPromise<RetryOutput, RetryInput>(notProvided('waitToRetry')),
     /** Runs one batch of tool calls and appends their results. */
     runToolBatch: fromPromise<ToolBatchOutput, ToolBatchInput>(notProvided('runToolBatch')),
     /** Records a partial message, on_error, drains writes, memory checkpoint, turn_end hook. */
@@ -336,8 +336,8 @@ export const turnMachine = setup({
         },
         waitingToRetry: {
           invoke: {
-            id: 'retryDelay',
-            src: 'retryDelay',
+            id: 'waitToRetry',
+            src: 'waitToRetry',
             input: ({ context }) => ({
               turnId: context.turnId,
               sessionId: context.sessionId,

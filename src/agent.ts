@@ -6,11 +6,11 @@
  */
 import { createActor, type Actor } from 'xstate';
 import type { agentMachine } from '../machines/agent.machine.js';
-import { provideAgentMachine } from './actors/provide-machines.js';
+import { provideAgentMachine } from './runtime/wire-machines.js';
 import { AgentError, Errors } from './errors.js';
 import { generateId } from './ids.js';
-import { loadSessionForResume } from './session/resume.js';
-import { SessionRuntime, type AgentServices } from './session/session-runtime.js';
+import { loadSessionForResume } from './persistence/resume.js';
+import { SessionRuntime, type AgentServices } from './runtime/session-runtime.js';
 import { Session } from './session.js';
 import { SessionConfigSchema, type SessionConfig } from './types.js';
 import { parseInput } from './validate.js';

@@ -10,7 +10,7 @@ import { Agent } from './agent.js';
 import { AgentConfigSchema, type AgentConfig } from './config.js';
 import { AgentError, Errors } from './errors.js';
 import { HookRegistry } from './hooks/hook-registry.js';
-import { PluginManager, type PluginRegistration } from './hooks/plugin-manager.js';
+import { PluginManager, type PluginRegistration } from './plugins/plugin-manager.js';
 import type { ModelProvider } from './ports/model-provider.js';
 import type { Plugin } from './ports/plugin.js';
 import type { MemoryStorage, SessionStorage } from './ports/storage.js';

@@ -110,11 +110,10 @@ export { TRUNCATION_MARKER, MAX_TOOL_OUTPUT_BYTES } from './tools/truncate.js';
 // Providers
 export {
   ProviderRegistry,
-  type OpenAIProviderConfig,
-  type ProviderType,
   type RegisteredProvider,
   type ResolvedModel,
 } from './providers/provider-registry.js';
+export type { OpenAIProviderConfig, ProviderType } from './providers/openai/config.js';
 export { OpenAIProvider, type OpenAIProviderOptions } from './providers/openai/openai-provider.js';
 export { costOf } from './providers/cost.js';
 

@@ -11,7 +11,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { sessionMachine } from '../machines/session.machine.js';
 import { Errors } from './errors.js';
 import { generateId } from './ids.js';
-import type { SessionRuntime, TurnState } from './session/session-runtime.js';
+import type { SessionRuntime, TurnState } from './runtime/session-runtime.js';
 import { UserInputSchema, type AgentEvent, type Message, type TurnResult, type UserInput } from './types.js';
 import { parseInput } from './validate.js';
 

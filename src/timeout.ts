@@ -36,3 +36,19 @@ export async function withTimeout<T>(
     clearTimeout(timer);
   }
 }
+
+/** Waits `ms`, or rejects at once when `signal` aborts (a cancelled retry wait ends now). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -8,7 +8,7 @@
 import * as z from 'zod/mini';
 import { AgentError, describeError, Errors } from '../errors.js';
 import { generateId, nowIso } from '../ids.js';
-import { collectText } from '../actors/collect-text.js';
+import { collectText } from '../providers/collect-text.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { MEMORY_EXTRACTION_PROMPT, renderMemoryExtractionInput } from '../prompt/templates.js';

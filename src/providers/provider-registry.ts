@@ -8,49 +8,13 @@ import { AgentError, Errors } from '../errors.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import { ModelInfoSchema, type ModelInfo } from '../types.js';
 import { parseInput } from '../validate.js';
-import type { MaxTokensField } from './openai/to-wire.js';
-
-/**
- * The kinds of provider {@link ProviderRegistry.registerWithConfig} can create: `openai` (the
- * OpenAI API; `max_completion_tokens`) and `openai-compatible` (any Chat Completions server
- * such as Ollama, vLLM, LM Studio, OpenRouter or DeepSeek; `baseURL` required, `max_tokens`).
- */
-export type ProviderType = 'openai' | 'openai-compatible';
-
-/** Schema of {@link ProviderType}. */
-export const ProviderTypeSchema = z.enum(['openai', 'openai-compatible']);
-
-/** The data options of an OpenAI-type provider (what `registerWithConfig` takes). */
-export interface OpenAIProviderConfig {
-  /**
-   * API key, sent as `Authorization: Bearer …`. Default: the `OPENAI_API_KEY` environment variable
-   * (Node). Servers that need no key accept any string, e.g. `'ollama'`.
-   */
-  apiKey?: string;
-  /** The server's base URL, e.g. `http://127.0.0.1:11434/v1`. Default: OpenAI's. */
-  baseURL?: string;
-  /** The models this provider serves (ids unique across the registry). At least one. */
-  models: readonly ModelInfo[];
-  /** Extra HTTP headers for every request (e.g. OpenRouter's `HTTP-Referer`). */
-  headers?: Record<string, string>;
-  /** Allow running in a browser, where the API key is visible to the page's users. */
-  dangerouslyAllowBrowser?: boolean;
-  /** Which field carries `maxOutputTokens`. Default: by provider type (see {@link ProviderType}). */
-  maxTokensField?: MaxTokensField;
-}
-
-/** Schema of {@link OpenAIProviderConfig} (unknown keys are rejected). */
-export const OpenAIProviderConfigSchema = z.strictObject({
-  apiKey: z.optional(z.string()),
-  baseURL: z.optional(z.url()),
-  models: z.array(ModelInfoSchema).check(z.minLength(1)),
-  headers: z.optional(z.record(z.string(), z.string())),
-  dangerouslyAllowBrowser: z.optional(z.boolean()),
-  maxTokensField: z.optional(z.enum(['max_tokens', 'max_completion_tokens'])),
-});
-
-/** `openai-compatible` needs to know where the server is. */
-const OpenAICompatibleConfigSchema = z.extend(OpenAIProviderConfigSchema, { baseURL: z.url() });
+import {
+  OpenAICompatibleConfigSchema,
+  OpenAIProviderConfigSchema,
+  ProviderTypeSchema,
+  type OpenAIProviderConfig,
+  type ProviderType,
+} from './openai/config.js';
 
 /** What `register` checks of a provider before accepting it. */
 const ModelProviderShapeSchema = z.object({

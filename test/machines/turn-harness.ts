@@ -11,7 +11,7 @@ export const STEP_ACTORS = [
   'prepareRequest',
   'compactContext',
   'streamModel',
-  'retryDelay',
+  'waitToRetry',
   'runToolBatch',
   'endTurn',
 ] as const;

@@ -84,8 +84,8 @@ describe('Turn machine', () => {
     await h.done('prepareRequest', { needsCompaction: false });
     await h.fail('streamModel', { error: retryable(), hadOutput: false });
     expect(h.value()).toEqual({ working: 'waitingToRetry' });
-    expect(h.step('retryDelay').input).toMatchObject({ attempt: 1 });
-    await h.done('retryDelay', { retry: true });
+    expect(h.step('waitToRetry').input).toMatchObject({ attempt: 1 });
+    await h.done('waitToRetry', { retry: true });
     expect(h.value()).toEqual({ working: 'requesting' });
     expect(h.step('streamModel').input).toMatchObject({ attempt: 2 });
     const last = retryable('still overloaded');
@@ -118,7 +118,7 @@ describe('Turn machine', () => {
     await h.done('prepareRequest', { needsCompaction: false });
     const error = retryable();
     await h.fail('streamModel', { error, hadOutput: false });
-    await h.done('retryDelay', { retry: false });
+    await h.done('waitToRetry', { retry: false });
     expect(h.value()).toBe('failing');
     await h.done('endTurn');
     expect(await h.output()).toMatchObject({ status: 'failed', error });
@@ -173,7 +173,7 @@ describe('Turn machine', () => {
     await b.done('prepareRequest', { needsCompaction: false });
     await b.fail('streamModel', { error: retryable(), hadOutput: false });
     await b.cancel();
-    expect(b.aborted).toContain('retryDelay');
+    expect(b.aborted).toContain('waitToRetry');
     await b.done('endTurn');
     // The retried error is not the outcome of a cancelled turn.
     expect(await b.output()).toMatchObject({ status: 'cancelled', error: null });

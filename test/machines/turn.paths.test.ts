@@ -58,7 +58,7 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
           failed(actor, 'fatal', { error: fatal(), hadOutput: false }),
         );
         continue; // its error variants cover onError
-      case 'retryDelay':
+      case 'waitToRetry':
         events.push(done(actor, 'retry', { retry: true }), done(actor, 'stopped by hook', { retry: false }));
         break;
       case 'runToolBatch':

@@ -2,7 +2,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
 import { EventHub } from '../../src/events/event-hub.js';
-import { WriteQueue } from '../../src/session/write-queue.js';
+import { PendingWrites } from '../../src/persistence/pending-writes.js';
 import type { SessionEvent, SessionStorage } from '../../src/index.js';
 
 describe('EventHub', () => {
@@ -50,7 +50,7 @@ describe('EventHub', () => {
   });
 });
 
-describe('WriteQueue', () => {
+describe('PendingWrites', () => {
   const event = (n: number): SessionEvent => ({
     timestamp: '2026-11-29T00:00:00.000Z',
     payload: { type: 'system_message', content: String(n) },
@@ -67,7 +67,7 @@ describe('WriteQueue', () => {
         done.push(n);
       },
     } as unknown as SessionStorage;
-    const queue = new WriteQueue('s', storage, () => {});
+    const queue = new PendingWrites('s', storage, () => {});
     for (let i = 0; i < 4; i++) queue.enqueue(event(i));
     expect(calls).toEqual(['0', '1', '2', '3']);
     await queue.drain();
@@ -85,7 +85,7 @@ describe('WriteQueue', () => {
         return Promise.resolve();
       },
     } as unknown as SessionStorage;
-    const queue = new WriteQueue('s', storage, (e) => errors.push(e));
+    const queue = new PendingWrites('s', storage, (e) => errors.push(e));
     queue.enqueue(event(1));
     queue.enqueue(event(2));
     queue.enqueue(event(3));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageToEvent, replaySessionEvents } from '../../src/session/replay.js';
+import { messageToEvent, replaySessionEvents } from '../../src/persistence/replay.js';
 import type { Message, SessionEvent } from '../../src/types.js';
 
 const ts = '2026-11-29T10:00:00.000Z';

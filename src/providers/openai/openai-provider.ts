@@ -9,7 +9,7 @@ import { AgentError, Errors } from '../../errors.js';
 import type { ModelProvider } from '../../ports/model-provider.js';
 import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../types.js';
 import { parseInput } from '../../validate.js';
-import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from '../provider-registry.js';
+import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from './config.js';
 import {
   clientError,
   connectionError,

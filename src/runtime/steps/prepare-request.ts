@@ -5,11 +5,11 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { describeError, Errors } from '../errors.js';
-import { compactionThreshold } from '../context/token-estimate.js';
-import { buildDynamic, buildStable, combine } from '../prompt/prompt-builder.js';
-import type { SessionRuntime, TurnState } from '../session/session-runtime.js';
-import { EnvironmentContextSchema } from '../config.js';
+import { describeError, Errors } from '../../errors.js';
+import { compactionThreshold } from '../../context/token-estimate.js';
+import { buildDynamic, buildStable, combine } from '../../prompt/prompt-builder.js';
+import type { SessionRuntime, TurnState } from '../session-runtime.js';
+import { EnvironmentContextSchema } from '../../config.js';
 
 /** The stable part of the prompt, built once per session and after each compaction. */
 export function stablePrompt(rt: SessionRuntime): string {

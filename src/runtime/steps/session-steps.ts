@@ -5,13 +5,13 @@
  * write queue drained.
  * @module
  */
-import type { CloseSessionInput } from '../../machines/session.machine.js';
-import { AgentError, toAgentError } from '../errors.js';
-import { nowIso } from '../ids.js';
-import { loadMemories } from '../memory/memory-manager.js';
-import { SESSION_CONFIG_KEY } from '../session/replay.js';
-import type { SessionRuntime } from '../session/session-runtime.js';
-import { runMemoryExtraction } from './memory-checkpoint.js';
+import type { CloseSessionInput } from '../../../machines/session.machine.js';
+import { AgentError, toAgentError } from '../../errors.js';
+import { nowIso } from '../../ids.js';
+import { loadMemories } from '../../memory/memory-manager.js';
+import { SESSION_CONFIG_KEY } from '../../persistence/replay.js';
+import type { SessionRuntime } from '../session-runtime.js';
+import { runMemoryExtraction } from '../../memory/extraction.js';
 
 /** Runs the `opening` step. */
 export async function openSession(rt: SessionRuntime, resumed: boolean): Promise<void> {

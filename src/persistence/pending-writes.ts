@@ -11,8 +11,8 @@ import { AgentError, describeError } from '../errors.js';
 import type { SessionStorage } from '../ports/storage.js';
 import type { SessionEvent } from '../types.js';
 
-/** The per-session write queue. */
-export class WriteQueue {
+/** What a session has handed to storage and not yet seen settle. */
+export class PendingWrites {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(

@@ -4,8 +4,8 @@
  * the user message — appended and handed to storage before the model is called.
  * @module
  */
-import { Errors } from '../errors.js';
-import type { SessionRuntime, TurnState } from '../session/session-runtime.js';
+import { Errors } from '../../errors.js';
+import type { SessionRuntime, TurnState } from '../session-runtime.js';
 
 /** Runs the `starting` step of a turn. */
 export async function startTurn(rt: SessionRuntime, turn: TurnState, signal: AbortSignal): Promise<void> {

@@ -8,8 +8,8 @@ import * as z from 'zod/mini';
 import { AgentError, Errors, describeError } from '../errors.js';
 import type { HookEvent } from '../types.js';
 import type { HookHandler, Plugin, PluginContext } from '../ports/plugin.js';
-import { assertValidTap } from './hook-registry.js';
-import type { HookRegistry } from './hook-registry.js';
+import { assertValidTap } from '../hooks/hook-registry.js';
+import type { HookRegistry } from '../hooks/hook-registry.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
 
 /** A plugin with the config it was registered with (`registerPlugin(plugin, config)`). */

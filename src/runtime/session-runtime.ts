@@ -11,7 +11,7 @@ import { ContextManager } from '../context/context-manager.js';
 import type { AgentError } from '../errors.js';
 import { EventHub } from '../events/event-hub.js';
 import type { HookContext, HookDispatchOutcome, HookRegistry } from '../hooks/hook-registry.js';
-import type { PluginManager } from '../hooks/plugin-manager.js';
+import type { PluginManager } from '../plugins/plugin-manager.js';
 import { nowIso } from '../ids.js';
 import type { HookDataMap } from '../ports/plugin.js';
 import type { ModelProvider } from '../ports/model-provider.js';
@@ -20,8 +20,8 @@ import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { SkillManager } from '../skills/skill-manager.js';
 import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
 import type { AgentEvent, HookEvent, Memory, Message, ModelInfo, TurnResult, UserInput } from '../types.js';
-import { messageToEvent, type StoredSessionConfig } from './replay.js';
-import { WriteQueue } from './write-queue.js';
+import { messageToEvent, type StoredSessionConfig } from '../persistence/replay.js';
+import { PendingWrites } from '../persistence/pending-writes.js';
 
 /** The agent-wide services every session shares (immutable after `build()`). */
 export interface AgentServices {
@@ -67,7 +67,7 @@ export interface TurnState {
 export class SessionRuntime {
   readonly context: ContextManager;
   readonly hub: EventHub;
-  readonly writes: WriteQueue;
+  readonly writes: PendingWrites;
   readonly turns = new Map<string, TurnState>();
   /** The turn in flight, if any. */
   get activeTurnId(): string | null {
@@ -101,7 +101,7 @@ export class SessionRuntime {
     this.hub = new EventHub(id);
     // A failed write is reported on the turn it belongs to (writes are drained before a turn's
     // terminal event, so a turn's failures never arrive after it ended).
-    this.writes = new WriteQueue(id, services.sessionStorage, (error) =>
+    this.writes = new PendingWrites(id, services.sessionStorage, (error) =>
       this.reportError(this.activeTurnId, error),
     );
     const interval = services.config.memory?.checkpointInterval ?? 1;

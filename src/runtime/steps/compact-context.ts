@@ -7,17 +7,17 @@
  * `maxConsecutiveFailures` failures in a row the breaker stops compaction for the session.
  * @module
  */
-import { AgentError, describeError, Errors } from '../errors.js';
-import { nowIso } from '../ids.js';
-import { microCompact, recentSplitIndex } from '../context/context-manager.js';
-import { compactionThreshold } from '../context/token-estimate.js';
-import { COMPACTION_PROMPT, COMPACTION_SUMMARY_PREFIX } from '../prompt/templates.js';
-import type { SessionRuntime, TurnState } from '../session/session-runtime.js';
-import { CONTEXT_SNAPSHOT_KEY } from '../session/replay.js';
-import type { Message, TokenUsage } from '../types.js';
+import { AgentError, describeError, Errors } from '../../errors.js';
+import { nowIso } from '../../ids.js';
+import { microCompact, recentSplitIndex } from '../../context/context-manager.js';
+import { compactionThreshold } from '../../context/token-estimate.js';
+import { COMPACTION_PROMPT, COMPACTION_SUMMARY_PREFIX } from '../../prompt/templates.js';
+import type { SessionRuntime, TurnState } from '../session-runtime.js';
+import { CONTEXT_SNAPSHOT_KEY } from '../../persistence/replay.js';
+import type { Message, TokenUsage } from '../../types.js';
 import { estimateRequestTokens, refreshSystemPrompt } from './prepare-request.js';
-import { collectText } from './collect-text.js';
-import { costOf } from '../providers/cost.js';
+import { collectText } from '../../providers/collect-text.js';
+import { costOf } from '../../providers/cost.js';
 
 /** Applies a compacted history: context, snapshot, prompt cache, event. */
 function applyCompaction(

@@ -5,8 +5,8 @@
  * @module
  */
 import { toAgentError } from '../errors.js';
-import { extractMemories } from '../memory/memory-manager.js';
-import type { SessionRuntime } from '../session/session-runtime.js';
+import { extractMemories } from './memory-manager.js';
+import type { SessionRuntime } from '../runtime/session-runtime.js';
 
 /** Extracts memories from the session's history (a no-op without memory config and storage). */
 export async function runMemoryExtraction(rt: SessionRuntime, signal: AbortSignal): Promise<void> {

@@ -1,16 +1,16 @@
 /**
- * `retryDelay`: before attempt n+1 — reports the failed attempt (a non-fatal `error` event),
+ * `waitToRetry`: before attempt n+1 — reports the failed attempt (a non-fatal `error` event),
  * asks `on_retry` (an abort stops the retries and the error surfaces), then waits: the server's
  * `Retry-After` when it sent one, else full jitter, never above `maxDelayMs`.
  * @module
  */
-import type { AgentError } from '../errors.js';
-import { retryDelayMs } from '../providers/retry-policy.js';
-import type { SessionRuntime, TurnState } from '../session/session-runtime.js';
-import { sleep } from './sleep.js';
+import type { AgentError } from '../../errors.js';
+import { retryDelayMs } from '../../providers/retry-policy.js';
+import type { SessionRuntime, TurnState } from '../session-runtime.js';
+import { sleep } from '../../timeout.js';
 
 /** Runs the `waitingToRetry` step; resolves `{ retry: false }` when a hook stopped the retries. */
-export async function retryDelay(
+export async function waitToRetry(
   rt: SessionRuntime,
   turn: TurnState,
   attempt: number,

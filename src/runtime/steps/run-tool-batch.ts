@@ -4,8 +4,8 @@
  * order — skipped calls included, so every `tool_call` keeps exactly one result.
  * @module
  */
-import type { SessionRuntime, TurnState } from '../session/session-runtime.js';
-import type { ToolCallRequest } from '../tools/tool-dispatcher.js';
+import type { SessionRuntime, TurnState } from '../session-runtime.js';
+import type { ToolCallRequest } from '../../tools/tool-dispatcher.js';
 
 /** Runs the `dispatchingTools` step. */
 export async function runToolBatch(

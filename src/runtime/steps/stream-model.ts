@@ -8,20 +8,20 @@
  * @module
  */
 import * as z from 'zod/mini';
-import type { StreamFailure, StreamOutput } from '../../machines/turn.machine.js';
-import { AgentError, Errors, toAgentError } from '../errors.js';
-import { generateId } from '../ids.js';
-import { costOf } from '../providers/cost.js';
-import type { SessionRuntime, TurnState } from '../session/session-runtime.js';
-import { toolCallArguments } from '../tools/parse-arguments.js';
-import type { ToolCallRequest } from '../tools/tool-dispatcher.js';
+import type { StreamFailure, StreamOutput } from '../../../machines/turn.machine.js';
+import { AgentError, Errors, toAgentError } from '../../errors.js';
+import { generateId } from '../../ids.js';
+import { costOf } from '../../providers/cost.js';
+import type { SessionRuntime, TurnState } from '../session-runtime.js';
+import { toolCallArguments } from '../../tools/parse-arguments.js';
+import type { ToolCallRequest } from '../../tools/tool-dispatcher.js';
 import {
   TokenUsageSchema,
   type ChatEvent,
   type ChatRequest,
   type Message,
   type TokenUsage,
-} from '../types.js';
+} from '../../types.js';
 
 function failure(error: AgentError, hadOutput: boolean): StreamFailure {
   return { error, hadOutput };

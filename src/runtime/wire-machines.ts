@@ -28,15 +28,15 @@ import {
 } from '../../machines/turn.machine.js';
 import { AgentError, Errors, toAgentError } from '../errors.js';
 import { MAX_TOOL_CALLS_NOTE } from '../prompt/templates.js';
-import type { SessionRuntime } from '../session/session-runtime.js';
-import { compactContext } from './compact-context.js';
-import { endTurn } from './end-turn.js';
-import { prepareRequest } from './prepare-request.js';
-import { retryDelay } from './retry-delay.js';
-import { runToolBatch } from './run-tool-batch.js';
-import { closeSession, openSession } from './session-steps.js';
-import { startTurn } from './start-turn.js';
-import { streamModel } from './stream-model.js';
+import type { SessionRuntime } from './session-runtime.js';
+import { compactContext } from './steps/compact-context.js';
+import { endTurn } from './steps/end-turn.js';
+import { prepareRequest } from './steps/prepare-request.js';
+import { waitToRetry } from './steps/wait-to-retry.js';
+import { runToolBatch } from './steps/run-tool-batch.js';
+import { closeSession, openSession } from './steps/session-steps.js';
+import { startTurn } from './steps/start-turn.js';
+import { streamModel } from './steps/stream-model.js';
 
 /** How the actors find a session's runtime. */
 export type RuntimeLookup = (sessionId: string) => SessionRuntime;
@@ -91,8 +91,8 @@ export function provideTurnMachine(options: ProvideOptions) {
       streamModel: step<StreamInput, StreamOutput>(lookup, (rt, turn, input, signal) =>
         streamModel(rt, turn, input.attempt, signal),
       ),
-      retryDelay: step<RetryInput, RetryOutput>(lookup, (rt, turn, input, signal) =>
-        retryDelay(rt, turn, input.attempt, input.error, signal, options.random),
+      waitToRetry: step<RetryInput, RetryOutput>(lookup, (rt, turn, input, signal) =>
+        waitToRetry(rt, turn, input.attempt, input.error, signal, options.random),
       ),
       runToolBatch: step<ToolBatchInput, ToolBatchOutput>(lookup, (rt, turn, input) =>
         runToolBatch(rt, turn, input.calls),

@@ -5,10 +5,10 @@
  * `turn_end` with the status.
  * @module
  */
-import type { EndTurnInput } from '../../machines/turn.machine.js';
-import { INTERRUPTED_MESSAGE_NOTE } from '../prompt/templates.js';
-import type { SessionRuntime, TurnState } from '../session/session-runtime.js';
-import { memoryCheckpoint } from './memory-checkpoint.js';
+import type { EndTurnInput } from '../../../machines/turn.machine.js';
+import { INTERRUPTED_MESSAGE_NOTE } from '../../prompt/templates.js';
+import type { SessionRuntime, TurnState } from '../session-runtime.js';
+import { memoryCheckpoint } from '../../memory/extraction.js';
 
 /** Runs the `finishing` / `cancelling` / `failing` step. */
 export async function endTurn(
