@@ -9,7 +9,7 @@ import { HookResult } from '../src/types.js';
 import type { AgentEventPayload } from '../src/types.js';
 import { ToolDispatcher } from '../src/tools/tool-dispatcher.js';
 import type { ToolBatchContext, ToolCallRequest } from '../src/tools/tool-dispatcher.js';
-import { TOOL_CALL_SKIPPED_TEXT } from '../src/tools/tool-result-texts.js';
+import { TOOL_CALL_SKIPPED_TEXT } from '../src/prompt/tool-result-texts.js';
 import { MAX_TOOL_OUTPUT_BYTES, TRUNCATION_MARKER } from '../src/tools/truncate.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

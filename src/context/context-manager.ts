@@ -5,12 +5,8 @@
  * @module
  */
 import type { Message, TokenUsage } from '../types.js';
+import { clearedToolResult } from '../prompt/templates.js';
 import { charsToTokens, messageChars } from './token-estimate.js';
-
-/** Placeholder that replaces an old tool result's content in micro-compaction. */
-export function clearedToolResult(chars: number): string {
-  return `[Earlier tool output (${chars} characters) was cleared to save context space.]`;
-}
 
 /** A session's context history. */
 export class ContextManager {

@@ -112,3 +112,13 @@ export function renderMemoryExtractionInput(input: {
     (_, key: string) => values[key]!,
   );
 }
+
+/** Placeholder that replaces an old tool result's content in micro-compaction. */
+export function clearedToolResult(chars: number): string {
+  return `[Earlier tool output (${chars} characters) was cleared to save context space.]`;
+}
+
+/** The system message text that puts an invoked skill's prompt in front of the model. */
+export function skillInjectionText(name: string, prompt: string): string {
+  return `<skill>\n<name>${name}</name>\n${prompt}\n</skill>`;
+}

@@ -5,6 +5,7 @@
  */
 import { Errors } from '../errors.js';
 import type { Message, SkillDefinition } from '../types.js';
+import { skillInjectionText } from '../prompt/templates.js';
 
 /**
  * `/name` at the start of the text or after whitespace, where the token ends at the end of the
@@ -55,7 +56,7 @@ export class SkillManager {
 
   /** The system message that puts an invoked skill's prompt in front of the model. */
   renderInjection(skill: SkillDefinition): Message {
-    return { type: 'system', content: `<skill>\n<name>${skill.name}</name>\n${skill.prompt}\n</skill>` };
+    return { type: 'system', content: skillInjectionText(skill.name, skill.prompt) };
   }
 
   /** Skills the prompt lists for the model to use unasked (`allowImplicitInvocation !== false`), in registration order. */

@@ -8,7 +8,7 @@ import { Errors } from '../errors.js';
 import type { ToolExecuteInput, ToolHandler } from '../ports/tool-handler.js';
 import type { ToolOutput } from '../types.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
-import { ToolResultTexts } from './tool-result-texts.js';
+import { ToolResultTexts } from '../prompt/tool-result-texts.js';
 
 // Not strict: a tool returning extra keys still has its content read (the extras are dropped).
 const ReturnedOutputSchema = z.object({

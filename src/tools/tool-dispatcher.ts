@@ -28,7 +28,7 @@ import type { ToolHandler } from '../ports/tool-handler.js';
 import type { AgentEventPayload, ToolOutput, ToolSpec } from '../types.js';
 import { executeWithTimeout } from './execute-with-timeout.js';
 import type { ToolCallRequest } from '../types.js';
-import { TOOL_CALL_SKIPPED_TEXT, ToolResultTexts } from './tool-result-texts.js';
+import { TOOL_CALL_SKIPPED_TEXT, ToolResultTexts } from '../prompt/tool-result-texts.js';
 import { truncateToolOutput } from './truncate.js';
 import { parseJsonArguments } from './parse-arguments.js';
 

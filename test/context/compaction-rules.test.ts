@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  clearedToolResult,
-  ContextManager,
-  microCompact,
-  recentSplitIndex,
-} from '../../src/context/context-manager.js';
+import { ContextManager, microCompact, recentSplitIndex } from '../../src/context/context-manager.js';
+import { clearedToolResult } from '../../src/prompt/templates.js';
 import { compactionThreshold, IMAGE_CHARS, messageChars } from '../../src/context/token-estimate.js';
 import type { Message } from '../../src/types.js';
 
