@@ -4,11 +4,11 @@
  * are its children, so one `inspect` observer given to this root sees all three machines.
  *
  * The single-session guard is this machine's state: a session slot is free only in `ready`,
- * which `sessionActive` reaches only when the Session machine is done — closed **and** its
- * turn ended (seed §8 running_guard semantics).
+ * which `sessionActive` reaches only when the Session machine is done — closed **and** its turn
+ * ended.
  * @module
  */
-import { assign, fromPromise, sendTo, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, sendTo, setup } from 'xstate';
 import { sessionMachine, type SessionInput } from './session.machine.js';
 
 /** Events the Agent machine accepts. */
@@ -22,8 +22,13 @@ export interface AgentContext {
 
 const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${name}' was not provided`));
 
-/** Agent machine: see DESIGN.md §3. */
-export const agentMachine = setup({
+const reportError = {
+  type: 'reportAgentError',
+  params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }),
+} as const;
+
+/** Agent machine: ready ⇄ sessionActive → shuttingDown → stopped. */
+export const agentMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as AgentContext,
     events: {} as AgentMachineEvent,
@@ -35,6 +40,13 @@ export const agentMachine = setup({
     shutdownPlugins: fromPromise<void, void>(notProvided('shutdownPlugins')),
   },
   actions: {
+    recordSession: assign(({ event }) => {
+      assertEvent(event, 'OPEN');
+      return { activeSessionId: event.session.sessionId };
+    }),
+    clearSession: assign({ activeSessionId: null }),
+    requestShutdown: assign({ shutdownRequested: true }),
+    shutDownSession: sendTo('session', { type: 'SHUTDOWN' }),
     /** Reports a session actor that crashed instead of closing. */
     reportAgentError: (_, _params: { error: unknown }) => {},
   },
@@ -48,11 +60,8 @@ export const agentMachine = setup({
   states: {
     ready: {
       on: {
-        OPEN: {
-          target: 'sessionActive',
-          actions: assign({ activeSessionId: ({ event }) => event.session.sessionId }),
-        },
-        SHUTDOWN: { target: 'shuttingDown', actions: assign({ shutdownRequested: true }) },
+        OPEN: { target: 'sessionActive', actions: 'recordSession' },
+        SHUTDOWN: { target: 'shuttingDown', actions: 'requestShutdown' },
       },
     },
     sessionActive: {
@@ -60,45 +69,25 @@ export const agentMachine = setup({
         id: 'session',
         src: 'session',
         input: ({ event }) => {
-          if (event.type !== 'OPEN') throw new Error(`sessionActive entered by ${event.type}`);
+          assertEvent(event, 'OPEN');
           return event.session;
         },
         onDone: [
-          { guard: 'shutdownRequested', target: 'shuttingDown', actions: assign({ activeSessionId: null }) },
-          { target: 'ready', actions: assign({ activeSessionId: null }) },
+          { guard: 'shutdownRequested', target: 'shuttingDown', actions: 'clearSession' },
+          { target: 'ready', actions: 'clearSession' },
         ],
         onError: [
-          {
-            guard: 'shutdownRequested',
-            target: 'shuttingDown',
-            actions: [
-              assign({ activeSessionId: null }),
-              { type: 'reportAgentError', params: ({ event }) => ({ error: event.error }) },
-            ],
-          },
-          {
-            target: 'ready',
-            actions: [
-              assign({ activeSessionId: null }),
-              { type: 'reportAgentError', params: ({ event }) => ({ error: event.error }) },
-            ],
-          },
+          { guard: 'shutdownRequested', target: 'shuttingDown', actions: ['clearSession', reportError] },
+          { target: 'ready', actions: ['clearSession', reportError] },
         ],
       },
       on: {
         // Shutdown cancels the turn and runs the session's full close path, then the plugins'.
-        SHUTDOWN: {
-          actions: [assign({ shutdownRequested: true }), sendTo('session', { type: 'SHUTDOWN' })],
-        },
+        SHUTDOWN: { actions: ['requestShutdown', 'shutDownSession'] },
       },
     },
     shuttingDown: {
-      invoke: {
-        id: 'shutdownPlugins',
-        src: 'shutdownPlugins',
-        onDone: 'stopped',
-        onError: 'stopped',
-      },
+      invoke: { id: 'shutdownPlugins', src: 'shutdownPlugins', onDone: 'stopped', onError: 'stopped' },
     },
     stopped: { type: 'final' },
   },

@@ -1,12 +1,27 @@
 /**
- * The Session machine: one conversation. `idle` ⇄ `running` (invokes one Turn at a time) →
- * `closing` → `closed`. The three close paths of the seed's §8 table are its three ways out:
- * `CLOSE` (session.close()), `SHUTDOWN` (agent.shutdown(): cancel first) and `DROP` (the handle
- * was garbage-collected: no hooks, no memory extraction).
+ * The Session machine: one conversation. `open` (`opening` → `idle` ⇄ `running`, which invokes
+ * one Turn at a time) → `closing` → `closed`. The three ways out are handled once, on `open`:
+ * `CLOSE` (session.close(): waits for a running turn), `SHUTDOWN` (agent.shutdown(): cancels it
+ * first) and `DROP` (the handle was garbage-collected: cancel, then no hooks and no memory
+ * extraction).
+ *
+ * The counters that decide what a turn does live here and flow through each turn: the turn count,
+ * the turn of the last memory checkpoint, and the compaction breaker's count.
  * @module
  */
-import { assign, fromPromise, sendTo, setup } from 'xstate';
-import { turnMachine, type TurnInput } from './turn.machine.js';
+import { assertEvent, assign, fromPromise, sendTo, setup } from 'xstate';
+import { turnMachine } from './turn.machine.js';
+import type { TurnInput, TurnOutput } from './turn.types.js';
+
+/** Limits from the agent's config that every turn of the session obeys. */
+export interface SessionLimits {
+  maxRetries: number;
+  maxToolCallsPerTurn: number;
+  /** Compaction failures in a row that open the breaker for the rest of the session. */
+  maxCompactionFailures: number;
+  /** Turns between memory checkpoints; `null` without memory. */
+  checkpointInterval: number | null;
+}
 
 /** What the Session machine starts with. */
 export interface SessionInput {
@@ -15,6 +30,9 @@ export interface SessionInput {
   resumed: boolean;
   /** Turns already taken (restored on resume). */
   turnCount: number;
+  /** The turn count at the last memory checkpoint (restored on resume). */
+  checkpointTurn: number;
+  limits: SessionLimits;
 }
 
 /** How a session ended. */
@@ -28,25 +46,23 @@ export interface SessionOutput {
 
 /** Events the Session machine accepts. */
 export type SessionMachineEvent =
-  | { type: 'SEND'; turn: TurnInput }
+  | { type: 'SEND'; turnId: string }
   | { type: 'CANCEL' }
   | { type: 'CLOSE' }
   | { type: 'SHUTDOWN' }
   | { type: 'DROP' };
 
-/** Context: ids and status only. */
-export interface SessionContext {
-  sessionId: string;
-  resumed: boolean;
-  turnCount: number;
-  /** Set when a close path was asked for while a turn was running. */
+/** Context: ids, counters and status only. */
+export interface SessionContext extends SessionInput {
+  /** The turn in `running`, `null` otherwise. */
+  activeTurnId: string | null;
+  compactionFailures: number;
+  /** Set once a close path was asked for; a later shutdown upgrades a close. */
   closeRequested: CloseReason | null;
 }
 
-const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${name}' was not provided`));
-
-/** Input of `openSession` / `closeSession`. */
-export interface SessionStepInput {
+/** Input of `openSession`. */
+export interface OpenSessionInput {
   sessionId: string;
   resumed: boolean;
 }
@@ -57,8 +73,34 @@ export interface CloseSessionInput {
   turnCount: number;
 }
 
-/** Session machine: see DESIGN.md §3. */
-export const sessionMachine = setup({
+const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${name}' was not provided`));
+
+/** The input of the turn a `SEND` starts: its id, the limits, and the counters so far. */
+function turnInput(context: SessionContext, turnId: string): TurnInput {
+  const { limits } = context;
+  return {
+    turnId,
+    sessionId: context.sessionId,
+    maxRetries: limits.maxRetries,
+    maxToolCallsPerTurn: limits.maxToolCallsPerTurn,
+    compactionFailures: context.compactionFailures,
+    maxCompactionFailures: limits.maxCompactionFailures,
+    checkpointDue:
+      limits.checkpointInterval !== null &&
+      context.turnCount - context.checkpointTurn >= limits.checkpointInterval,
+  };
+}
+
+const reportError = {
+  type: 'reportSessionError',
+  params: ({ context, event }: { context: SessionContext; event: { error: unknown } }) => ({
+    sessionId: context.sessionId,
+    error: event.error,
+  }),
+} as const;
+
+/** Session machine: `open` (opening → idle ⇄ running) → closing → closed. */
+export const sessionMachine = /* @__PURE__ */ setup({
   types: {
     input: {} as SessionInput,
     context: {} as SessionContext,
@@ -67,14 +109,26 @@ export const sessionMachine = setup({
     children: {} as { openSession: 'openSession'; turn: 'turn'; closeSession: 'closeSession' },
   },
   actors: {
-    /** `session_start` hook (new sessions only) and the `session_config` metadata. */
-    openSession: fromPromise<void, SessionStepInput>(notProvided('openSession')),
+    /** `session_config` metadata and `session_start` (new sessions only), memories loaded. */
+    openSession: fromPromise<void, OpenSessionInput>(notProvided('openSession')),
     /** One turn. */
     turn: turnMachine,
-    /** `session_end` hook, memory extraction (never blocks), drain the write queue. */
+    /** `session_end` hook, memory extraction (never blocks), drain pending writes. */
     closeSession: fromPromise<void, CloseSessionInput>(notProvided('closeSession')),
   },
   actions: {
+    requestClose: assign((_, params: { reason: CloseReason }) => ({ closeRequested: params.reason })),
+    beginTurn: assign(({ context, event }) => {
+      assertEvent(event, 'SEND');
+      return { activeTurnId: event.turnId, turnCount: context.turnCount + 1 };
+    }),
+    recordTurnOutcome: assign(({ context }, params: { output: TurnOutput }) => ({
+      activeTurnId: null,
+      compactionFailures: params.output.compactionFailures,
+      checkpointTurn: params.output.checkpointed ? context.turnCount : context.checkpointTurn,
+    })),
+    clearTurn: assign({ activeTurnId: null }),
+    cancelTurn: sendTo('turn', { type: 'CANCEL' }),
     /** Reports a failure that has no turn to end (e.g. a crashed turn actor). */
     reportSessionError: (_, _params: { sessionId: string; error: unknown }) => {},
     /** Completes the session's event stream; the last thing a session does. */
@@ -86,94 +140,59 @@ export const sessionMachine = setup({
   },
 }).createMachine({
   id: 'session',
-  context: ({ input }) => ({
-    sessionId: input.sessionId,
-    resumed: input.resumed,
-    turnCount: input.turnCount,
-    closeRequested: null,
-  }),
-  initial: 'opening',
+  context: ({ input }) => ({ ...input, activeTurnId: null, compactionFailures: 0, closeRequested: null }),
+  initial: 'open',
   output: ({ context }) => ({ sessionId: context.sessionId, reason: context.closeRequested ?? 'close' }),
   states: {
-    opening: {
-      invoke: {
-        id: 'openSession',
-        src: 'openSession',
-        input: ({ context }) => ({ sessionId: context.sessionId, resumed: context.resumed }),
-        onDone: 'idle',
-        onError: {
-          target: 'idle',
-          actions: {
-            type: 'reportSessionError',
-            params: ({ context, event }) => ({ sessionId: context.sessionId, error: event.error }),
+    open: {
+      initial: 'opening',
+      on: {
+        CLOSE: { actions: { type: 'requestClose', params: { reason: 'close' } } },
+        SHUTDOWN: { actions: { type: 'requestClose', params: { reason: 'shutdown' } } },
+        DROP: { actions: { type: 'requestClose', params: { reason: 'drop' } } },
+      },
+      states: {
+        opening: {
+          invoke: {
+            id: 'openSession',
+            src: 'openSession',
+            input: ({ context }) => ({ sessionId: context.sessionId, resumed: context.resumed }),
+            onDone: 'idle',
+            onError: { target: 'idle', actions: reportError },
           },
         },
-      },
-      on: {
-        CLOSE: { actions: assign({ closeRequested: 'close' }) },
-        SHUTDOWN: { actions: assign({ closeRequested: 'shutdown' }) },
-        DROP: { actions: assign({ closeRequested: 'drop' }) },
-      },
-    },
-    idle: {
-      always: [
-        { guard: 'dropRequested', target: 'closed' },
-        { guard: 'closeRequested', target: 'closing' },
-      ],
-      on: {
-        SEND: {
-          target: 'running',
-          actions: assign({ turnCount: ({ context }) => context.turnCount + 1 }),
+        idle: {
+          // A close asked for while opening or running takes effect here.
+          always: [
+            { guard: 'dropRequested', target: '#session.closed' },
+            { guard: 'closeRequested', target: '#session.closing' },
+          ],
+          on: { SEND: { target: 'running', actions: 'beginTurn' } },
         },
-        CLOSE: { target: 'closing', actions: assign({ closeRequested: 'close' }) },
-        SHUTDOWN: { target: 'closing', actions: assign({ closeRequested: 'shutdown' }) },
-        DROP: { target: 'closed', actions: assign({ closeRequested: 'drop' }) },
-      },
-    },
-    running: {
-      invoke: {
-        id: 'turn',
-        src: 'turn',
-        input: ({ event }) => {
-          // Only SEND enters `running`.
-          if (event.type !== 'SEND') throw new Error(`running entered by ${event.type}`);
-          return event.turn;
-        },
-        onDone: [
-          { guard: 'dropRequested', target: 'closed' },
-          { guard: 'closeRequested', target: 'closing' },
-          { target: 'idle' },
-        ],
-        onError: [
-          {
-            guard: 'closeRequested',
-            target: 'closing',
-            actions: {
-              type: 'reportSessionError',
-              params: ({ context, event }) => ({ sessionId: context.sessionId, error: event.error }),
+        running: {
+          invoke: {
+            id: 'turn',
+            src: 'turn',
+            input: ({ context, event }) => {
+              assertEvent(event, 'SEND');
+              return turnInput(context, event.turnId);
             },
-          },
-          {
-            target: 'idle',
-            actions: {
-              type: 'reportSessionError',
-              params: ({ context, event }) => ({ sessionId: context.sessionId, error: event.error }),
+            onDone: {
+              target: 'idle',
+              actions: { type: 'recordTurnOutcome', params: ({ event }) => ({ output: event.output }) },
             },
+            onError: { target: 'idle', actions: ['clearTurn', reportError] },
           },
-        ],
-      },
-      on: {
-        CANCEL: { actions: sendTo('turn', { type: 'CANCEL' }) },
-        // close() waits for the running turn; shutdown and a dropped handle cancel it first.
-        CLOSE: { actions: assign({ closeRequested: 'close' }) },
-        SHUTDOWN: {
-          actions: [assign({ closeRequested: 'shutdown' }), sendTo('turn', { type: 'CANCEL' })],
+          on: {
+            CANCEL: { actions: 'cancelTurn' },
+            // close() waits for the running turn; shutdown and a dropped handle cancel it first.
+            SHUTDOWN: { actions: [{ type: 'requestClose', params: { reason: 'shutdown' } }, 'cancelTurn'] },
+            DROP: { actions: [{ type: 'requestClose', params: { reason: 'drop' } }, 'cancelTurn'] },
+          },
         },
-        DROP: { actions: [assign({ closeRequested: 'drop' }), sendTo('turn', { type: 'CANCEL' })] },
       },
     },
     closing: {
-      // A later shutdown upgrades a pending close: both run the full close path.
       invoke: {
         id: 'closeSession',
         src: 'closeSession',
@@ -183,13 +202,7 @@ export const sessionMachine = setup({
           turnCount: context.turnCount,
         }),
         onDone: 'closed',
-        onError: {
-          target: 'closed',
-          actions: {
-            type: 'reportSessionError',
-            params: ({ context, event }) => ({ sessionId: context.sessionId, error: event.error }),
-          },
-        },
+        onError: { target: 'closed', actions: reportError },
       },
     },
     closed: {

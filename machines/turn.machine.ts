@@ -1,175 +1,73 @@
 /**
  * The Turn machine: one user message → model responses and tool batches → one terminal outcome.
- * Its states are the steps of the seed's turn loop (§9). Each step's work is a named actor
- * implemented in `src/` and supplied with `machine.provide()`; here they are placeholders that
- * throw, so the chart stays pure and tests can drive it with fakes.
+ * Its states are the steps of the turn loop. Each step's work is a named actor implemented in
+ * `src/runtime/steps/` and supplied with `machine.provide()`; here they are placeholders that
+ * reject, so the chart stays pure and tests can drive it with fakes.
  *
- * Streamed tokens never pass through this machine: the `streamModel` actor pushes them to the
- * event stream itself and reports only the finished response (DESIGN.md §3).
+ * Data flows through the chart: each step's input is built from context, and what it returns is
+ * assigned back by a named action. Streamed tokens never pass through it: the `streamModel` actor
+ * pushes them to the event stream itself and reports only the finished response.
  * @module
  */
 import { assign, fromPromise, setup } from 'xstate';
 import type { AgentError } from '../src/errors.js';
-import type { TokenUsage, ToolCallRequest } from '../src/types.js';
+import { addUsage, ZERO_USAGE, type TokenUsage, type ToolCallRequest } from '../src/types.js';
+import type {
+  CompactInput,
+  CompactOutput,
+  EndTurnInput,
+  EndTurnOutput,
+  PrepareInput,
+  PrepareOutput,
+  RetryInput,
+  RetryOutput,
+  StartTurnOutput,
+  StepInput,
+  StreamInput,
+  StreamOutput,
+  ToolBatchInput,
+  ToolBatchOutput,
+  TurnInput,
+  TurnOutput,
+  TurnStatus,
+} from './turn.types.js';
 
-/** What the Turn machine starts with. */
-export interface TurnInput {
-  turnId: string;
-  sessionId: string;
-  /** Retries after the first attempt of one request. */
-  maxRetries: number;
-  /** Tool calls allowed in this turn. */
-  maxToolCallsPerTurn: number;
-}
-
-/** The outcome of a turn. */
-export interface TurnOutput {
-  status: 'completed' | 'cancelled' | 'failed';
-  usage: TokenUsage;
-  finishReason: string;
-  error: AgentError | null;
-}
-
-/** Output of `prepareRequest`. */
-export interface PrepareOutput {
-  needsCompaction: boolean;
-}
-/** Output of `compactContext`. */
-export interface CompactOutput {
-  usage: TokenUsage | null;
-}
-/** Output of `streamModel`: one finished model response. */
-export interface StreamOutput {
-  toolCalls: ToolCallRequest[];
-  finishReason: string;
-  usage: TokenUsage | null;
-}
-/**
- * What `streamModel` throws: the error, and whether output was already streamed (then a retry
- * would replay it, so the turn fails instead).
- */
-export interface StreamFailure {
-  error: AgentError;
-  hadOutput: boolean;
-}
-/** Output of `waitToRetry`: `false` when an `on_retry` hook stopped the retries. */
-export interface RetryOutput {
-  retry: boolean;
-}
-/** Output of `runToolBatch`. */
-export interface ToolBatchOutput {
-  /** Calls in the batch (skipped ones included: each got a result). */
-  count: number;
-}
+export type * from './turn.types.js';
 
 /** Events the Turn machine accepts from outside. */
 export type TurnMachineEvent = { type: 'CANCEL' };
 
 /** Context: ids, counters, pending calls and status — never the transcript. */
-export interface TurnContext {
-  turnId: string;
-  sessionId: string;
-  maxRetries: number;
-  maxToolCallsPerTurn: number;
+export interface TurnContext extends TurnInput {
+  /** The attempt of the current request (1 for the first). */
   attempt: number;
   toolCallCount: number;
   pendingToolCalls: ToolCallRequest[];
+  /** Dynamic prompt sections from `turn_start`, used by every request of the turn. */
+  dynamicSections: string[];
   usage: TokenUsage;
   finishReason: string;
   lastError: AgentError | null;
   cancelRequested: boolean;
-  /** Set on reaching a final state. */
-  outcome: TurnOutput['status'] | null;
-}
-
-const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-
-/** Adds two usages; optional counters stay absent unless either side has them. */
-export function addUsage(a: TokenUsage, b: TokenUsage | null): TokenUsage {
-  if (!b) return a;
-  const sum: TokenUsage = {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-  if (a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined)
-    sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
-  if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined)
-    sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
-  return sum;
-}
-
-function isStreamFailure(value: unknown): value is StreamFailure {
-  return typeof value === 'object' && value !== null && 'error' in value && 'hadOutput' in value;
-}
-
-/**
- * The `AgentError` inside whatever an actor threw. Actors implemented in `src/` throw only
- * `AgentError`s (or a {@link StreamFailure} wrapping one): they wrap anything else themselves.
- */
-function errorOf(thrown: unknown): AgentError {
-  return (isStreamFailure(thrown) ? thrown.error : thrown) as AgentError;
-}
-
-/** The machine's output, from the outcome its final state recorded. */
-function outputOf(context: TurnContext): TurnOutput {
-  const status = context.outcome ?? 'failed';
-  return {
-    status,
-    usage: context.usage,
-    finishReason:
-      status === 'completed' ? context.finishReason : status === 'cancelled' ? 'cancelled' : 'error',
-    // A cancelled turn has no error, even if a retried attempt failed before the cancel.
-    error: status === 'failed' ? context.lastError : null,
-  };
+  /** Whether `endTurn` ran the memory checkpoint. */
+  checkpointed: boolean;
 }
 
 const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${name}' was not provided`));
 
-/** Input of every step actor: which turn of which session. */
-export interface StepInput {
-  turnId: string;
-  sessionId: string;
-}
-/** Input of `streamModel`. */
-export interface StreamInput extends StepInput {
-  attempt: number;
-}
-/** Input of `waitToRetry`. */
-export interface RetryInput extends StepInput {
-  attempt: number;
-  error: AgentError;
-}
-/** Input of `runToolBatch`. */
-export interface ToolBatchInput extends StepInput {
-  calls: ToolCallRequest[];
-}
-/** Input of `endTurn`. */
-export interface EndTurnInput extends StepInput {
-  status: TurnOutput['status'];
-  usage: TokenUsage;
-  error: AgentError | null;
-}
+const ids = (context: TurnContext): StepInput => ({ turnId: context.turnId, sessionId: context.sessionId });
 
-/** The `endTurn` step's input for an outcome (a cancelled or completed turn carries no error). */
-function endTurnInput(context: TurnContext, status: TurnOutput['status']): EndTurnInput {
-  return {
-    turnId: context.turnId,
-    sessionId: context.sessionId,
-    status,
-    usage: context.usage,
-    error: status === 'failed' ? context.lastError : null,
-  };
-}
+const endTurnInput = (context: TurnContext, status: TurnStatus): EndTurnInput => ({
+  ...ids(context),
+  status,
+  usage: context.usage,
+  // A cancelled or completed turn has no error, even if a retried attempt failed before.
+  error: status === 'failed' ? context.lastError : null,
+  checkpointDue: status === 'completed' && context.checkpointDue,
+});
 
-const END_TURN = { id: 'endTurn', src: 'endTurn' } as const;
-const EMIT_TERMINAL = {
-  type: 'emitTerminal',
-  params: ({ context }: { context: TurnContext }) => ({ turnId: context.turnId, ...outputOf(context) }),
-} as const;
-
-/** Turn machine: see the table in DESIGN.md §3. */
-export const turnMachine = setup({
+/** Turn machine: `working` (starting → preparing → compacting → requesting ⇄ tools) → ending → final. */
+export const turnMachine = /* @__PURE__ */ setup({
   types: {
     input: {} as TurnInput,
     context: {} as TurnContext,
@@ -187,47 +85,64 @@ export const turnMachine = setup({
   },
   actors: {
     /** turn_start hook, skill injection, append + persist the user message. */
-    startTurn: fromPromise<void, StepInput>(notProvided('startTurn')),
+    startTurn: fromPromise<StartTurnOutput, StepInput>(notProvided('startTurn')),
     /** Builds the prompt and estimates tokens. */
-    prepareRequest: fromPromise<PrepareOutput, StepInput>(notProvided('prepareRequest')),
+    prepareRequest: fromPromise<PrepareOutput, PrepareInput>(notProvided('prepareRequest')),
     /** before_compact hook, micro-compaction, then summary compaction if still over. */
-    compactContext: fromPromise<CompactOutput, StepInput>(notProvided('compactContext')),
+    compactContext: fromPromise<CompactOutput, CompactInput>(notProvided('compactContext')),
     /** pre_request hook, provider stream (deltas go straight to the event stream), post_request. */
     streamModel: fromPromise<StreamOutput, StreamInput>(notProvided('streamModel')),
-    /** on_retry hook, then the backoff sleep. */
+    /** Reports the failed attempt, on_retry hook, then the backoff wait. */
     waitToRetry: fromPromise<RetryOutput, RetryInput>(notProvided('waitToRetry')),
     /** Runs one batch of tool calls and appends their results. */
     runToolBatch: fromPromise<ToolBatchOutput, ToolBatchInput>(notProvided('runToolBatch')),
     /** Records a partial message, on_error, drains writes, memory checkpoint, turn_end hook. */
-    endTurn: fromPromise<void, EndTurnInput>(notProvided('endTurn')),
+    endTurn: fromPromise<EndTurnOutput, EndTurnInput>(notProvided('endTurn')),
   },
   actions: {
-    recordError: assign((_, params: { error: unknown }) => ({ lastError: errorOf(params.error) })),
-    recordResponse: assign(({ context }, params: { output: StreamOutput }) => ({
+    requestCancel: assign({ cancelRequested: true }),
+    recordDynamicSections: assign((_, params: { output: StartTurnOutput }) => ({
+      dynamicSections: params.output.dynamicSections,
+    })),
+    recordCompaction: assign(({ context }, params: { output: CompactOutput }) => ({
+      usage: addUsage(context.usage, params.output.usage),
+      compactionFailures: params.output.compactionFailures,
+    })),
+    /** A compaction step that crashed counts as a failed compaction. */
+    countCompactionFailure: assign(({ context }) => ({ compactionFailures: context.compactionFailures + 1 })),
+    recordResponse: assign(({ context }, params: { output: StreamOutput & { ok: true } }) => ({
       pendingToolCalls: params.output.toolCalls,
       finishReason: params.output.finishReason,
       usage: addUsage(context.usage, params.output.usage),
       attempt: 1,
     })),
+    recordFailure: assign((_, params: { error: AgentError }) => ({ lastError: params.error })),
+    nextAttempt: assign(({ context }) => ({ attempt: context.attempt + 1, lastError: null })),
     countToolCalls: assign(({ context }, params: { count: number }) => ({
       toolCallCount: context.toolCallCount + params.count,
       pendingToolCalls: [],
     })),
-    markOutcome: assign((_, params: { outcome: TurnOutput['status'] }) => ({ outcome: params.outcome })),
+    finishAtToolLimit: assign({ finishReason: 'max_tool_calls' }),
+    recordCheckpoint: assign((_, params: { output: EndTurnOutput }) => ({
+      checkpointed: params.output.checkpointed,
+    })),
     /** Tells the running tool batch to skip calls not yet started (side channel). */
-    signalToolCancel: (_, _params: { turnId: string }) => {},
+    signalToolCancel: (_, _params: StepInput) => {},
     /** Appends the tool-limit note and reports `MAX_TOOL_CALLS_EXCEEDED` (non-fatal). */
-    noteToolLimitReached: (_, _params: { turnId: string; limit: number }) => {},
+    noteToolLimitReached: (_, _params: StepInput & { limit: number }) => {},
     /** Emits the turn's one terminal event and settles `turn.result`. */
-    emitTerminal: (_, _params: TurnOutput & { turnId: string }) => {},
+    emitTerminal: (_, _params: TurnOutput & StepInput) => {},
   },
   guards: {
-    needsCompaction: (_, params: { output: PrepareOutput }) => params.output.needsCompaction,
-    hasToolCalls: (_, params: { output: StreamOutput }) => params.output.toolCalls.length > 0,
-    canRetry: ({ context }, params: { error: unknown }) =>
-      isStreamFailure(params.error) &&
-      params.error.error.retryable &&
-      !params.error.hadOutput &&
+    needsCompaction: ({ context }, params: { output: PrepareOutput }) =>
+      params.output.needsCompaction && context.compactionFailures < context.maxCompactionFailures,
+    hasToolCalls: (_, params: { output: StreamOutput }) =>
+      params.output.ok && params.output.toolCalls.length > 0,
+    responded: (_, params: { output: StreamOutput }) => params.output.ok,
+    canRetry: ({ context }, params: { output: StreamOutput }) =>
+      !params.output.ok &&
+      params.output.error.retryable &&
+      !params.output.hadOutput &&
       context.attempt <= context.maxRetries,
     retryApproved: (_, params: { output: RetryOutput }) => params.output.retry,
     cancelRequested: ({ context }) => context.cancelRequested,
@@ -241,32 +156,40 @@ export const turnMachine = setup({
     attempt: 1,
     toolCallCount: 0,
     pendingToolCalls: [],
+    dynamicSections: [],
     usage: ZERO_USAGE,
     finishReason: '',
     lastError: null,
     cancelRequested: false,
-    outcome: null,
+    checkpointed: false,
   }),
   initial: 'working',
-  output: ({ context }) => outputOf(context),
+  // Each final state names its status in its own `output`; the rest comes from context.
+  output: ({ context, event }) => turnOutput(context, (event.output as { status: TurnStatus }).status),
   states: {
     working: {
       initial: 'starting',
       on: {
         // Leaving a working state stops its actor, which aborts the actor's signal (and with it
         // the HTTP request). `dispatchingTools` overrides this: started tools finish.
-        CANCEL: { target: 'cancelling', actions: assign({ cancelRequested: true }) },
+        CANCEL: { target: 'cancelling', actions: 'requestCancel' },
       },
       states: {
         starting: {
           invoke: {
             id: 'startTurn',
             src: 'startTurn',
-            input: ({ context }) => ({ turnId: context.turnId, sessionId: context.sessionId }),
-            onDone: 'preparing',
+            input: ({ context }) => ids(context),
+            onDone: {
+              target: 'preparing',
+              actions: { type: 'recordDynamicSections', params: ({ event }) => ({ output: event.output }) },
+            },
             onError: {
               target: '#turn.failing',
-              actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+              actions: {
+                type: 'recordFailure',
+                params: ({ event }) => ({ error: event.error as AgentError }),
+              },
             },
           },
         },
@@ -274,7 +197,7 @@ export const turnMachine = setup({
           invoke: {
             id: 'prepareRequest',
             src: 'prepareRequest',
-            input: ({ context }) => ({ turnId: context.turnId, sessionId: context.sessionId }),
+            input: ({ context }) => ({ ...ids(context), dynamicSections: context.dynamicSections }),
             onDone: [
               {
                 guard: { type: 'needsCompaction', params: ({ event }) => ({ output: event.output }) },
@@ -284,7 +207,10 @@ export const turnMachine = setup({
             ],
             onError: {
               target: '#turn.failing',
-              actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+              actions: {
+                type: 'recordFailure',
+                params: ({ event }) => ({ error: event.error as AgentError }),
+              },
             },
           },
         },
@@ -292,13 +218,18 @@ export const turnMachine = setup({
           invoke: {
             id: 'compactContext',
             src: 'compactContext',
-            input: ({ context }) => ({ turnId: context.turnId, sessionId: context.sessionId }),
+            input: ({ context }) => ({
+              ...ids(context),
+              dynamicSections: context.dynamicSections,
+              compactionFailures: context.compactionFailures,
+              maxCompactionFailures: context.maxCompactionFailures,
+            }),
             onDone: {
               target: 'requesting',
-              actions: assign({ usage: ({ context, event }) => addUsage(context.usage, event.output.usage) }),
+              actions: { type: 'recordCompaction', params: ({ event }) => ({ output: event.output }) },
             },
-            // A failed compaction is counted by the breaker inside the actor; the request still goes out.
-            onError: 'requesting',
+            // Compaction is an optimisation: even a crashed step lets the request go out.
+            onError: { target: 'requesting', actions: 'countCompactionFailure' },
           },
         },
         requesting: {
@@ -306,32 +237,50 @@ export const turnMachine = setup({
             id: 'streamModel',
             src: 'streamModel',
             input: ({ context }) => ({
-              turnId: context.turnId,
-              sessionId: context.sessionId,
+              ...ids(context),
               attempt: context.attempt,
+              dynamicSections: context.dynamicSections,
             }),
             onDone: [
               {
                 guard: { type: 'hasToolCalls', params: ({ event }) => ({ output: event.output }) },
                 target: 'dispatchingTools',
-                actions: { type: 'recordResponse', params: ({ event }) => ({ output: event.output }) },
+                actions: {
+                  type: 'recordResponse',
+                  params: ({ event }) => ({ output: event.output as StreamOutput & { ok: true } }),
+                },
               },
               {
+                guard: { type: 'responded', params: ({ event }) => ({ output: event.output }) },
                 target: '#turn.finishing',
-                actions: { type: 'recordResponse', params: ({ event }) => ({ output: event.output }) },
+                actions: {
+                  type: 'recordResponse',
+                  params: ({ event }) => ({ output: event.output as StreamOutput & { ok: true } }),
+                },
               },
-            ],
-            onError: [
               {
-                guard: { type: 'canRetry', params: ({ event }) => ({ error: event.error }) },
+                guard: { type: 'canRetry', params: ({ event }) => ({ output: event.output }) },
                 target: 'waitingToRetry',
-                actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+                actions: {
+                  type: 'recordFailure',
+                  params: ({ event }) => ({ error: failureOf(event.output) }),
+                },
               },
               {
                 target: '#turn.failing',
-                actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+                actions: {
+                  type: 'recordFailure',
+                  params: ({ event }) => ({ error: failureOf(event.output) }),
+                },
               },
             ],
+            onError: {
+              target: '#turn.failing',
+              actions: {
+                type: 'recordFailure',
+                params: ({ event }) => ({ error: event.error as AgentError }),
+              },
+            },
           },
         },
         waitingToRetry: {
@@ -339,17 +288,16 @@ export const turnMachine = setup({
             id: 'waitToRetry',
             src: 'waitToRetry',
             input: ({ context }) => ({
-              turnId: context.turnId,
-              sessionId: context.sessionId,
+              ...ids(context),
               attempt: context.attempt,
-              // canRetry guarantees lastError is set here.
+              // canRetry recorded the failure before entering this state.
               error: context.lastError as AgentError,
             }),
             onDone: [
               {
                 guard: { type: 'retryApproved', params: ({ event }) => ({ output: event.output }) },
                 target: 'requesting',
-                actions: assign({ attempt: ({ context }) => context.attempt + 1, lastError: null }),
+                actions: 'nextAttempt',
               },
               { target: '#turn.failing' },
             ],
@@ -359,20 +307,13 @@ export const turnMachine = setup({
         dispatchingTools: {
           on: {
             CANCEL: {
-              actions: [
-                assign({ cancelRequested: true }),
-                { type: 'signalToolCancel', params: ({ context }) => ({ turnId: context.turnId }) },
-              ],
+              actions: ['requestCancel', { type: 'signalToolCancel', params: ({ context }) => ids(context) }],
             },
           },
           invoke: {
             id: 'runToolBatch',
             src: 'runToolBatch',
-            input: ({ context }) => ({
-              turnId: context.turnId,
-              sessionId: context.sessionId,
-              calls: context.pendingToolCalls,
-            }),
+            input: ({ context }) => ({ ...ids(context), calls: context.pendingToolCalls }),
             onDone: [
               {
                 guard: 'cancelRequested',
@@ -384,10 +325,10 @@ export const turnMachine = setup({
                 target: '#turn.finishing',
                 actions: [
                   { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
-                  assign({ finishReason: 'max_tool_calls' }),
+                  'finishAtToolLimit',
                   {
                     type: 'noteToolLimitReached',
-                    params: ({ context }) => ({ turnId: context.turnId, limit: context.maxToolCallsPerTurn }),
+                    params: ({ context }) => ({ ...ids(context), limit: context.maxToolCallsPerTurn }),
                   },
                 ],
               },
@@ -398,7 +339,10 @@ export const turnMachine = setup({
             ],
             onError: {
               target: '#turn.failing',
-              actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+              actions: {
+                type: 'recordFailure',
+                params: ({ event }) => ({ error: event.error as AgentError }),
+              },
             },
           },
         },
@@ -406,15 +350,20 @@ export const turnMachine = setup({
     },
     finishing: {
       invoke: {
-        ...END_TURN,
+        id: 'endTurn',
+        src: 'endTurn',
         input: ({ context }) => endTurnInput(context, 'completed'),
-        onDone: 'completed',
+        onDone: {
+          target: 'completed',
+          actions: { type: 'recordCheckpoint', params: ({ event }) => ({ output: event.output }) },
+        },
         onError: 'completed',
       },
     },
     cancelling: {
       invoke: {
-        ...END_TURN,
+        id: 'endTurn',
+        src: 'endTurn',
         input: ({ context }) => endTurnInput(context, 'cancelled'),
         onDone: 'cancelled',
         onError: 'cancelled',
@@ -422,21 +371,41 @@ export const turnMachine = setup({
     },
     failing: {
       invoke: {
-        ...END_TURN,
+        id: 'endTurn',
+        src: 'endTurn',
         input: ({ context }) => endTurnInput(context, 'failed'),
         onDone: 'failed',
         onError: 'failed',
       },
     },
-    // Each final state records its outcome, then emits the turn's one terminal event.
-    completed: {
-      type: 'final',
-      entry: [{ type: 'markOutcome', params: { outcome: 'completed' } }, EMIT_TERMINAL],
-    },
-    cancelled: {
-      type: 'final',
-      entry: [{ type: 'markOutcome', params: { outcome: 'cancelled' } }, EMIT_TERMINAL],
-    },
-    failed: { type: 'final', entry: [{ type: 'markOutcome', params: { outcome: 'failed' } }, EMIT_TERMINAL] },
+    completed: { type: 'final', output: { status: 'completed' }, entry: emitTerminal('completed') },
+    cancelled: { type: 'final', output: { status: 'cancelled' }, entry: emitTerminal('cancelled') },
+    failed: { type: 'final', output: { status: 'failed' }, entry: emitTerminal('failed') },
   },
 });
+
+function failureOf(output: StreamOutput): AgentError {
+  // Only reached when the response failed: `responded` was false.
+  return (output as StreamOutput & { ok: false }).error;
+}
+
+/** The turn's outcome in a final state of the given status. */
+function turnOutput(context: TurnContext, status: TurnStatus): TurnOutput {
+  return {
+    status,
+    usage: context.usage,
+    finishReason:
+      status === 'completed' ? context.finishReason : status === 'cancelled' ? 'cancelled' : 'error',
+    error: status === 'failed' ? context.lastError : null,
+    compactionFailures: context.compactionFailures,
+    checkpointed: context.checkpointed,
+  };
+}
+
+/** The entry action of a final state: emits the terminal event of that status. */
+function emitTerminal(status: TurnStatus) {
+  return {
+    type: 'emitTerminal',
+    params: ({ context }: { context: TurnContext }) => ({ ...ids(context), ...turnOutput(context, status) }),
+  } as const;
+}

@@ -6,11 +6,13 @@
  */
 import { createActor, type Actor } from 'xstate';
 import type { agentMachine } from '../machines/agent.machine.js';
-import { provideAgentMachine } from './runtime/wire-machines.js';
 import { AgentError, Errors } from './errors.js';
 import { generateId } from './ids.js';
 import { loadSessionForResume } from './persistence/resume.js';
-import { SessionRuntime, type AgentServices } from './runtime/session-runtime.js';
+import type { SessionInput } from '../machines/session.machine.js';
+import type { AgentServices } from './runtime/agent-services.js';
+import { SessionScope } from './runtime/session-scope.js';
+import { asRuntimeError, provideAgentMachine } from './runtime/wire-machines.js';
 import { Session } from './session.js';
 import { SessionConfigSchema, type SessionConfig } from './types.js';
 import { parseInput } from './validate.js';
@@ -26,7 +28,7 @@ export class Agent {
   /** The root actor (Agent machine): inspect it or subscribe to it; do not send to it. */
   readonly actor: AgentActor;
   readonly #services: AgentServices;
-  readonly #runtimes = new Map<string, SessionRuntime>();
+  readonly #sessions = new Map<string, SessionScope>();
   /** Errors with no session to report to (e.g. a plugin failing at shutdown). */
   readonly #unowned: AgentError[] = [];
   #shutdown: Promise<void> | null = null;
@@ -36,13 +38,15 @@ export class Agent {
     this.#services = services;
     const logic = provideAgentMachine({
       lookup: (sessionId) => {
-        const rt = this.#runtimes.get(sessionId);
-        if (!rt) throw new Error(`no runtime for session '${sessionId}'`);
-        return rt;
+        const scope = this.#sessions.get(sessionId);
+        if (!scope) throw new Error(`no open session '${sessionId}'`);
+        return scope;
       },
       shutdownPlugins: async () => {
         // Bounded like a hook: a plugin that never finishes must not hang agent.shutdown().
-        this.#unowned.push(...(await services.plugins.shutdown(services.config.hookTimeoutMs)));
+        this.#unowned.push(
+          ...(await services.plugins.shutdown(services.config.hookTimeoutMs, services.clock)),
+        );
       },
       reportUnowned: (error) => this.#unowned.push(error),
     });
@@ -53,7 +57,7 @@ export class Agent {
     // An actor that errors with no error observer rethrows globally; ours never should, but a
     // bug must not crash the host page.
     this.actor.subscribe({
-      error: (error) => this.#unowned.push(Errors.provider(String(error), { cause: error })),
+      error: (error) => this.#unowned.push(asRuntimeError(error, 'the agent actor')),
     });
     this.actor.start();
   }
@@ -72,9 +76,8 @@ export class Agent {
     this.#assertSlotFree();
     const modelId = parsed.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
-    const id = generateId();
-    const rt = new SessionRuntime(id, this.#services, provider, model, { ...parsed, modelId }, [], 0);
-    return this.#open(rt, false, 0);
+    const scope = new SessionScope(generateId(), this.#services, provider, model, { ...parsed, modelId }, []);
+    return this.#open(scope, { resumed: false, turnCount: 0, checkpointTurn: 0 });
   }
 
   /**
@@ -92,16 +95,12 @@ export class Agent {
     const modelId = replayed.config?.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
     const sessionConfig = { ...(replayed.config ?? {}), modelId };
-    const rt = new SessionRuntime(
-      id,
-      this.#services,
-      provider,
-      model,
-      sessionConfig,
-      replayed.messages,
-      replayed.turnCount,
-    );
-    return this.#open(rt, true, replayed.turnCount);
+    const scope = new SessionScope(id, this.#services, provider, model, sessionConfig, replayed.messages);
+    const { turnCount } = replayed;
+    const interval = this.#services.config.memory?.checkpointInterval ?? 1;
+    // Sessions stored before checkpoints were recorded had them at every interval-th turn.
+    const checkpointTurn = replayed.checkpointTurn ?? turnCount - (turnCount % interval);
+    return this.#open(scope, { resumed: true, turnCount, checkpointTurn });
   }
 
   /**
@@ -144,16 +143,33 @@ export class Agent {
     }
   }
 
-  async #open(rt: SessionRuntime, resumed: boolean, turnCount: number): Promise<Session> {
-    this.#runtimes.set(rt.id, rt);
-    void rt.closed.then(() => this.#runtimes.delete(rt.id));
-    this.actor.send({ type: 'OPEN', session: { sessionId: rt.id, resumed, turnCount } });
+  async #open(
+    scope: SessionScope,
+    counters: Pick<SessionInput, 'resumed' | 'turnCount' | 'checkpointTurn'>,
+  ): Promise<Session> {
+    this.#sessions.set(scope.id, scope);
+    void scope.closed.then(() => this.#sessions.delete(scope.id));
+    const { config } = this.#services;
+    this.actor.send({
+      type: 'OPEN',
+      session: {
+        sessionId: scope.id,
+        ...counters,
+        limits: {
+          maxRetries: config.retry.maxRetries,
+          maxToolCallsPerTurn: config.maxToolCallsPerTurn,
+          maxCompactionFailures: config.compaction.maxConsecutiveFailures,
+          checkpointInterval:
+            config.memory && this.#services.memoryStorage ? config.memory.checkpointInterval : null,
+        },
+      },
+    });
     const ref = this.actor.getSnapshot().children.session;
     if (!ref) throw Errors.sessionBusy();
     await new Promise<void>((resolve) => {
       const check = () => {
         const s = ref.getSnapshot();
-        if (s.status !== 'active' || !s.matches('opening')) {
+        if (s.status !== 'active' || !s.matches({ open: 'opening' })) {
           sub.unsubscribe();
           resolve();
         }
@@ -161,7 +177,7 @@ export class Agent {
       const sub = ref.subscribe({ next: check, complete: check, error: check });
       check();
     });
-    rt.hub.opened();
-    return new Session(rt, ref);
+    scope.events.opened();
+    return new Session(scope, ref);
   }
 }

@@ -20,6 +20,7 @@ import { SkillManager } from './skills/skill-manager.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
 import { SkillDefinitionSchema, type SkillDefinition } from './types.js';
 import { parseInput } from './validate.js';
+import { systemClock } from './clock.js';
 
 /** Tool names OpenAI accepts (and so every provider we know). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -158,8 +159,9 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     // Shapes first (naming the field); the services then enforce their own rules: unique names
     // (NAME_CONFLICT) and tool schemas JSON Schema can express (INVALID_INPUT).
     this.#tools.forEach((tool, i) => parseInput(ToolShapeSchema, tool, `tools[${i}]`));
-    const hooks = new HookRegistry({ timeoutMs: config.hookTimeoutMs });
-    const tools = new ToolDispatcher({ tools: this.#tools, timeoutMs: config.toolTimeoutMs, hooks });
+    const clock = config.clock ?? systemClock;
+    const hooks = new HookRegistry({ timeoutMs: config.hookTimeoutMs, clock });
+    const tools = new ToolDispatcher({ tools: this.#tools, timeoutMs: config.toolTimeoutMs, hooks, clock });
     const skillList = this.#skills.map((skill, i) =>
       parseInput(SkillDefinitionSchema, skill, `skills[${i}]`),
     );
@@ -179,6 +181,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
 
     return new Agent({
       config,
+      clock,
       providers,
       tools,
       toolSpecsChars: JSON.stringify(tools.specs).length,

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { InspectionEvent, Observer } from 'xstate';
+import type { Clock } from './clock.js';
 
 const positiveInt = () => z.number().check(z.int(), z.minimum(1));
 const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
@@ -65,6 +66,17 @@ export const AgentConfigSchema = z.strictObject({
   retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
   inspect: z.optional(
     z.custom<InspectionObserver>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null)),
+  ),
+  clock: z.optional(
+    z.custom<Clock>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        ['now', 'setTimeout', 'clearTimeout'].every(
+          (key) => typeof (v as unknown as Record<string, unknown>)[key] === 'function',
+        ),
+      { message: 'a clock needs now(), setTimeout() and clearTimeout() functions' },
+    ),
   ),
 });
 
@@ -136,6 +148,11 @@ export interface AgentConfig {
   retry?: RetryConfig;
   /** XState inspection observer, given to the root actor (sees Agent, Session and Turn). */
   inspect?: InspectionObserver;
+  /**
+   * The time source of timestamps, durations, retry waits and time limits. Default: the system
+   * clock. Tests pass a manual one to run the agent without waiting on the wall clock.
+   */
+  clock?: Clock;
 }
 
 /** An {@link AgentConfig} after validation, every default filled in. */

@@ -157,12 +157,8 @@ export const Errors = {
     new AgentError('MODEL_NOT_SUPPORTED', `model '${model}' is not supported by any provider`),
   provider: (message: string, options: Omit<AgentErrorOptions, 'source'> = {}) =>
     new AgentError('PROVIDER_ERROR', message, options),
-  toolExecution: (name: string, cause: unknown) =>
-    new AgentError('TOOL_EXECUTION_ERROR', `tool '${name}': ${describeError(cause)}`, { cause }),
   toolTimeout: (name: string, timeoutMs: number) =>
     new AgentError('TOOL_TIMEOUT', `tool '${name}' timed out after ${timeoutMs}ms`),
-  toolNotFound: (name: string) => new AgentError('TOOL_NOT_FOUND', `tool '${name}'`),
-  skillNotFound: (name: string) => new AgentError('SKILL_NOT_FOUND', `skill '${name}'`),
   sessionNotFound: (id: string) => new AgentError('SESSION_NOT_FOUND', `session '${id}'`),
   storage: (message: string, cause?: unknown) => new AgentError('STORAGE_ERROR', message, { cause }),
   maxToolCallsExceeded: (limit: number) => new AgentError('MAX_TOOL_CALLS_EXCEEDED', `limit is ${limit}`),
@@ -178,4 +174,6 @@ export const Errors = {
       cause,
     }),
   memoryFailed: (message: string, cause?: unknown) => new AgentError('MEMORY_FAILED', message, { cause }),
+  /** A bug in the runtime itself (a step or a machine that crashed), never a component's fault. */
+  internal: (message: string, cause?: unknown) => new AgentError('INTERNAL_ERROR', message, { cause }),
 } as const;

@@ -12,8 +12,3 @@ export function generateId(): string {
   const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
-
-/** The current time as an ISO-8601 string. */
-export function nowIso(): string {
-  return new Date().toISOString();
-}

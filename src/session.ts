@@ -11,23 +11,23 @@ import type { ActorRefFrom } from 'xstate';
 import type { sessionMachine } from '../machines/session.machine.js';
 import { Errors } from './errors.js';
 import { generateId } from './ids.js';
-import type { SessionRuntime, TurnState } from './runtime/session-runtime.js';
+import type { SessionScope } from './runtime/session-scope.js';
+import type { TurnRun } from './runtime/turn-run.js';
 import { UserInputSchema, type AgentEvent, type Message, type TurnResult, type UserInput } from './types.js';
 import { parseInput } from './validate.js';
 
 /** The Session machine's actor, a child of the agent's root actor. */
 export type SessionActorRef = ActorRefFrom<typeof sessionMachine>;
 
-interface DropTarget {
-  ref: SessionActorRef;
-  rt: SessionRuntime;
+/** Whether a close path was asked for (or the session already ended). */
+function closeRequested(ref: SessionActorRef): boolean {
+  const snapshot = ref.getSnapshot();
+  return snapshot.status !== 'active' || snapshot.context.closeRequested !== null;
 }
 
 // When a Session handle is collected while its session is still open, take the drop path.
-const dropped = new FinalizationRegistry<DropTarget>(({ ref, rt }) => {
-  if (rt.closing) return;
-  rt.closing = true;
-  ref.send({ type: 'DROP' });
+const dropped = new FinalizationRegistry<SessionActorRef>((ref) => {
+  if (!closeRequested(ref)) ref.send({ type: 'DROP' });
 });
 
 /** A running turn: its events (replayed from the start), cancellation and outcome. */
@@ -41,7 +41,7 @@ export class RunningTurn {
   readonly #cancel: () => void;
 
   /** @internal */
-  constructor(turn: TurnState, cancel: () => void) {
+  constructor(turn: TurnRun, cancel: () => void) {
     this.id = turn.id;
     this.events = turn.events;
     this.result = turn.result;
@@ -60,34 +60,34 @@ export class RunningTurn {
 
 /** One conversation. Open it with `agent.newSession()` or `agent.resumeSession(id)`. */
 export class Session {
-  readonly #rt: SessionRuntime;
+  readonly #scope: SessionScope;
   readonly #ref: SessionActorRef;
 
   /** @internal */
-  constructor(rt: SessionRuntime, ref: SessionActorRef) {
-    this.#rt = rt;
+  constructor(scope: SessionScope, ref: SessionActorRef) {
+    this.#scope = scope;
     this.#ref = ref;
-    dropped.register(this, { ref, rt }, this);
+    dropped.register(this, ref, this);
   }
 
   /** The session id (the key in `SessionStorage`). */
   get id(): string {
-    return this.#rt.id;
+    return this.#scope.id;
   }
 
   /** The resolved model of this session. */
   get modelId(): string {
-    return this.#rt.modelId;
+    return this.#scope.modelId;
   }
 
   /** The current context history (live view; compaction may shorten it). */
   get messages(): readonly Message[] {
-    return this.#rt.context.messages;
+    return this.#scope.history.messages;
   }
 
   /** Every event of this session, live (no replay); completes when the session is closed. */
   get events(): Observable<AgentEvent> {
-    return this.#rt.hub.events;
+    return this.#scope.events.events;
   }
 
   /**
@@ -106,32 +106,14 @@ export class Session {
     if (parsed.content.every((b) => b.type === 'text' && b.text.trim() === '')) {
       throw Errors.invalidInput('invalid input: the message is empty');
     }
-    const snapshot = this.#ref.getSnapshot();
-    if (
-      this.#rt.closing ||
-      snapshot.status !== 'active' ||
-      snapshot.matches('closing') ||
-      snapshot.matches('closed')
-    ) {
-      throw Errors.sessionClosed();
-    }
-    if (!snapshot.matches('idle')) throw Errors.turnBusy();
+    if (closeRequested(this.#ref)) throw Errors.sessionClosed();
+    if (!this.#ref.getSnapshot().matches({ open: 'idle' })) throw Errors.turnBusy();
 
-    const config = this.#rt.services.config;
-    const turn = this.#rt.beginTurn(generateId(), parsed);
-    this.#ref.send({
-      type: 'SEND',
-      turn: {
-        turnId: turn.id,
-        sessionId: this.#rt.id,
-        maxRetries: config.retry.maxRetries,
-        maxToolCallsPerTurn: config.maxToolCallsPerTurn,
-      },
-    });
-    const rt = this.#rt;
+    const turn = this.#scope.beginTurn(generateId(), parsed);
     const ref = this.#ref;
+    ref.send({ type: 'SEND', turnId: turn.id });
     return new RunningTurn(turn, () => {
-      if (rt.turns.has(turn.id)) ref.send({ type: 'CANCEL' });
+      if (ref.getSnapshot().context.activeTurnId === turn.id) ref.send({ type: 'CANCEL' });
     });
   }
 
@@ -141,11 +123,10 @@ export class Session {
    * session. Idempotent.
    */
   async close(): Promise<void> {
-    if (!this.#rt.closing) {
-      this.#rt.closing = true;
+    if (!closeRequested(this.#ref)) {
       dropped.unregister(this);
       this.#ref.send({ type: 'CLOSE' });
     }
-    await this.#rt.closed;
+    await this.#scope.closed;
   }
 }

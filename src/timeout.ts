@@ -1,8 +1,10 @@
 /**
- * One way to bound a wait: tool calls, hook handlers and plugin shutdowns all race their promise
- * against a timer, and all need the same care (clear the timer; cap the delay setTimeout honours).
+ * The runtime's waits: bounded ones (tool calls, hook handlers, plugin shutdowns race their work
+ * against a timer) and plain ones (retry backoff). All need the same care — clear the timer, cap
+ * the delay a timer honours, end at once on abort — and all run on the injected {@link Clock}.
  * @module
  */
+import { systemClock, type Clock } from './clock.js';
 
 /** What {@link withTimeout} resolves to when time ran out first. */
 export const TIMED_OUT: unique symbol = Symbol('timed out');
@@ -19,10 +21,11 @@ export async function withTimeout<T>(
   value: PromiseLike<T>,
   ms: number,
   onTimeout?: () => void,
+  clock: Clock = systemClock,
 ): Promise<T | typeof TIMED_OUT> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: unknown;
   const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(
+    timer = clock.setTimeout(
       () => {
         resolve(TIMED_OUT);
         onTimeout?.();
@@ -33,20 +36,23 @@ export async function withTimeout<T>(
   try {
     return await Promise.race([value, timedOut]);
   } finally {
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
   }
 }
 
-/** Waits `ms`, or rejects at once when `signal` aborts (a cancelled retry wait ends now). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or rejects at once with the abort reason when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal, clock: Clock = systemClock): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const timer = clock.setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     const onAbort = () => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       reject(signal.reason);
     };
     signal.addEventListener('abort', onAbort, { once: true });

@@ -54,13 +54,23 @@ const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSour
   MODEL_NOT_SUPPORTED: { make: () => Errors.modelNotSupported('tiny'), source: 'agent', says: ["'tiny'"] },
   PROVIDER_ERROR: { make: () => Errors.provider('HTTP 503'), source: 'provider', says: ['HTTP 503'] },
   TOOL_EXECUTION_ERROR: {
-    make: () => Errors.toolExecution('get_weather', cause),
+    make: () => toAgentError(cause, 'TOOL_EXECUTION_ERROR'),
     source: 'tool',
-    says: ["'get_weather'", 'root cause'],
+    says: ['root cause'],
   },
   TOOL_TIMEOUT: { make: () => Errors.toolTimeout('slow', 1500), source: 'tool', says: ["'slow'", '1500ms'] },
-  TOOL_NOT_FOUND: { make: () => Errors.toolNotFound('ghost'), source: 'tool', says: ["'ghost'"] },
-  SKILL_NOT_FOUND: { make: () => Errors.skillNotFound('ghost'), source: 'agent', says: ["'ghost'"] },
+  // Not raised by the runtime (an unknown tool is an error result the model reads); the codes
+  // stay for providers, storages and apps that report them.
+  TOOL_NOT_FOUND: {
+    make: () => new AgentError('TOOL_NOT_FOUND', "tool 'ghost'"),
+    source: 'tool',
+    says: ["'ghost'"],
+  },
+  SKILL_NOT_FOUND: {
+    make: () => new AgentError('SKILL_NOT_FOUND', "skill 'ghost'"),
+    source: 'agent',
+    says: ["'ghost'"],
+  },
   SESSION_NOT_FOUND: { make: () => Errors.sessionNotFound('s-42'), source: 'agent', says: ["'s-42'"] },
   STORAGE_ERROR: {
     make: () => Errors.storage('quota exceeded', cause),
@@ -85,6 +95,11 @@ const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSour
     make: () => Errors.hookFailed('audit', 'pre_request', cause),
     source: 'plugin',
     says: ["'audit'", 'pre_request', 'root cause'],
+  },
+  INTERNAL_ERROR: {
+    make: () => Errors.internal('the endTurn step crashed'),
+    source: 'agent',
+    says: ['endTurn'],
   },
   MEMORY_FAILED: {
     make: () => Errors.memoryFailed('extraction output invalid', cause),
@@ -176,7 +191,7 @@ describe('AgentError options', () => {
   it('keep the cause given to the Errors constructors that take one', () => {
     for (const error of [
       Errors.pluginInitFailed('p', cause),
-      Errors.toolExecution('t', cause),
+      Errors.internal('x', cause),
       Errors.storage('s', cause),
       Errors.compact('c', cause),
       Errors.invalidInput('i', cause),

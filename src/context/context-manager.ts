@@ -45,16 +45,21 @@ export class ContextManager {
   /**
    * Estimated tokens of a request with this history: chars/4 of prompt, messages and tool specs,
    * or — once the provider reported usage — its count plus chars/4 of what was appended since.
+   * With other `messages` (a compaction candidate) the estimate is chars/4 of those alone.
    */
-  estimateTokens(promptChars: number, toolsChars: number): number {
-    const base = this.baseline;
-    if (base && base.messageCount <= this.history.length) {
+  estimateTokens(
+    promptChars: number,
+    toolsChars: number,
+    messages: readonly Message[] = this.history,
+  ): number {
+    const base = messages === this.history ? this.baseline : null;
+    if (base && base.messageCount <= messages.length) {
       let chars = 0;
-      for (let i = base.messageCount; i < this.history.length; i++) chars += messageChars(this.history[i]!);
+      for (let i = base.messageCount; i < messages.length; i++) chars += messageChars(messages[i]!);
       return base.tokens + charsToTokens(chars);
     }
     let chars = promptChars + toolsChars;
-    for (const m of this.history) chars += messageChars(m);
+    for (const m of messages) chars += messageChars(m);
     return charsToTokens(chars);
   }
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { Observable, ReplaySubject, Subject } from 'rxjs';
+import { isoNow, systemClock, type Clock } from '../clock.js';
 import type { AgentEvent, AgentEventPayload } from '../types.js';
 
 const MAX_EARLY_EVENTS = 100;
@@ -30,7 +31,10 @@ export class EventHub {
     return this.live.subscribe(subscriber);
   });
 
-  constructor(private readonly sessionId: string) {}
+  constructor(
+    private readonly sessionId: string,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Ends the opening step: later events are live only. */
   opened(): void {
@@ -49,7 +53,7 @@ export class EventHub {
     const event: AgentEvent = {
       sessionId: this.sessionId,
       turnId,
-      timestamp: new Date().toISOString(),
+      timestamp: isoNow(this.clock),
       sequence: ++this.sequence,
       payload,
     };

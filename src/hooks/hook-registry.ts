@@ -8,7 +8,7 @@
 import * as z from 'zod/mini';
 import { Errors, formatIssues } from '../errors.js';
 import type { AgentError } from '../errors.js';
-import { nowIso } from '../ids.js';
+import { isoNow, systemClock, type Clock } from '../clock.js';
 import { HookEventSchema, HookResultSchema } from '../types.js';
 import type { HookEvent } from '../types.js';
 import type { HookDataMap, HookHandler } from '../ports/plugin.js';
@@ -40,6 +40,8 @@ export interface HookDispatchOutcome<E extends HookEvent> {
 export interface HookRegistryOptions {
   /** A handler that has not settled after this many ms counts as failed (`AgentConfig.hookTimeoutMs`). */
   timeoutMs: number;
+  /** Payload timestamps and time limits. Default: the system clock. */
+  clock?: Clock;
 }
 
 interface HookEntry {
@@ -66,6 +68,7 @@ const TapArgumentsSchema = z.object({
  */
 export class HookRegistry {
   readonly #timeoutMs: number;
+  readonly #clock: Clock;
   readonly #entries = new Map<HookEvent, HookEntry[]>();
 
   constructor(options: HookRegistryOptions) {
@@ -74,6 +77,7 @@ export class HookRegistry {
       throw Errors.invalidInput(`hook timeoutMs must be a positive number, got ${String(timeoutMs)}`);
     }
     this.#timeoutMs = Math.min(timeoutMs, MAX_TIMER_MS);
+    this.#clock = options.clock ?? systemClock;
   }
 
   /**
@@ -117,7 +121,7 @@ export class HookRegistry {
     initial: HookDataMap[E],
   ): Promise<HookDispatchOutcome<E>> {
     const failures: AgentError[] = [];
-    const timestamp = nowIso();
+    const timestamp = isoNow(this.#clock);
     const replacementSchema = CONTINUE_WITH_SCHEMAS[event];
     let data = initial;
     // A handler that taps during dispatch joins the next dispatch, not this one.
@@ -177,7 +181,7 @@ export class HookRegistry {
 
   /** Awaits a handler's return value, bounded by the hook timeout (no timer for sync values). */
   #settle(value: unknown): Promise<unknown> | unknown {
-    return isThenable(value) ? withTimeout(value, this.#timeoutMs) : value;
+    return isThenable(value) ? withTimeout(value, this.#timeoutMs, undefined, this.#clock) : value;
   }
 }
 

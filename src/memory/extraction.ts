@@ -1,44 +1,70 @@
 /**
- * Memory extraction for a session — at a checkpoint (every `checkpointInterval` turns) and at
- * close. Its usage is reported in a `usage` event with `turnId: null`; a failure is a non-fatal
- * `MEMORY_FAILED` error event and never blocks the turn or the close.
+ * A session's memory work: loading its memories when it opens, and extraction — at a checkpoint
+ * (a completed turn `checkpointInterval` turns after the last one) and at close. Extraction usage
+ * is reported in a `usage` event with `turnId: null`; a failure is a non-fatal `MEMORY_FAILED`
+ * error event and never blocks the turn or the close.
  * @module
  */
-import { toAgentError } from '../errors.js';
-import { extractMemories } from './memory-manager.js';
-import type { SessionRuntime } from '../runtime/session-runtime.js';
+import type { Clock } from '../clock.js';
+import type { MemoryConfig } from '../config.js';
+import { toAgentError, type AgentError } from '../errors.js';
+import type { ModelProvider } from '../ports/model-provider.js';
+import type { MemoryStorage } from '../ports/storage.js';
+import { responseCost } from '../providers/cost.js';
+import type { AgentEventPayload, Memory, Message, ModelInfo } from '../types.js';
+import { extractMemories, loadMemories } from './memory-manager.js';
 
-/** Extracts memories from the session's history (a no-op without memory config and storage). */
-export async function runMemoryExtraction(rt: SessionRuntime, signal: AbortSignal): Promise<void> {
-  const memory = rt.services.config.memory;
-  const storage = rt.services.memoryStorage;
-  if (!memory || !storage) return;
-  const model = memory.extractionModel ?? rt.modelId;
+/** What memory work uses. `null` config or storage: memory is off and every call is a no-op. */
+export interface MemoryScope {
+  sessionId: string;
+  config: Required<Pick<MemoryConfig, 'namespace' | 'maxItems'>> & Pick<MemoryConfig, 'extractionModel'>;
+  storage: MemoryStorage;
+  /** The session's model (extraction uses it unless `extractionModel` is set). */
+  modelId: string;
+  resolveModel(modelId: string): { provider: ModelProvider; model: ModelInfo };
+  clock: Clock;
+  /** Emits an event outside any turn. */
+  emit(payload: AgentEventPayload): void;
+  report(error: AgentError): void;
+}
+
+/** Loads the namespace's newest memories; a failure is reported and yields none. */
+export async function loadSessionMemories(scope: MemoryScope): Promise<Memory[]> {
   try {
-    const { provider } = rt.services.providers.resolve(model);
-    const { usage, cost } = await extractMemories({
-      provider,
-      model,
-      storage,
-      namespace: memory.namespace,
-      sessionId: rt.id,
-      messages: rt.context.messages,
-      existing: rt.memories,
-      signal,
-    });
-    if (usage) rt.hub.emit(null, { type: 'usage', usage, ...(cost !== undefined && { cost }) });
+    return await loadMemories(scope.storage, scope.config.namespace, scope.config.maxItems);
   } catch (error) {
-    if (signal.aborted) return;
-    rt.reportError(null, toAgentError(error, 'MEMORY_FAILED'));
+    scope.report(toAgentError(error, 'MEMORY_FAILED'));
+    return [];
   }
 }
 
-/** Counts a finished turn; extracts at every `checkpointInterval`-th. */
-export async function memoryCheckpoint(rt: SessionRuntime, signal: AbortSignal): Promise<void> {
-  const memory = rt.services.config.memory;
-  if (!memory || !rt.services.memoryStorage) return;
-  rt.checkpointCounter++;
-  if (rt.checkpointCounter < memory.checkpointInterval) return;
-  rt.checkpointCounter = 0;
-  await runMemoryExtraction(rt, signal);
+/** Extracts memories from `messages`, telling the model which it already has. */
+export async function runMemoryExtraction(
+  scope: MemoryScope,
+  messages: readonly Message[],
+  existing: readonly Memory[],
+  signal: AbortSignal,
+): Promise<void> {
+  const modelId = scope.config.extractionModel ?? scope.modelId;
+  try {
+    const { provider, model } = scope.resolveModel(modelId);
+    const { usage, cost } = await extractMemories({
+      provider,
+      model: modelId,
+      storage: scope.storage,
+      namespace: scope.config.namespace,
+      sessionId: scope.sessionId,
+      messages,
+      existing,
+      signal,
+      clock: scope.clock,
+    });
+    if (usage) {
+      const reported = responseCost(usage, cost, model.pricing);
+      scope.emit({ type: 'usage', usage, ...(reported !== undefined && { cost: reported }) });
+    }
+  } catch (error) {
+    if (signal.aborted) return;
+    scope.report(toAgentError(error, 'MEMORY_FAILED'));
+  }
 }

@@ -7,7 +7,8 @@
  */
 import * as z from 'zod/mini';
 import { AgentError, describeError, Errors } from '../errors.js';
-import { generateId, nowIso } from '../ids.js';
+import { isoNow, systemClock, type Clock } from '../clock.js';
+import { generateId } from '../ids.js';
 import { collectText } from '../providers/collect-text.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
@@ -85,6 +86,8 @@ export interface ExtractOptions {
   /** Memories already known (the model is told not to repeat them). */
   existing: readonly Memory[];
   signal: AbortSignal;
+  /** Timestamps of the saved memories. Default: the system clock. */
+  clock?: Clock;
 }
 
 /** Asks the model for memories worth keeping and saves them. */
@@ -122,7 +125,7 @@ export async function extractMemories(
     if (!parsed.success) throw new Error('the answer does not match {"memories":[{"content","tags"?}]}');
     const saved: Memory[] = [];
     for (const item of parsed.data.memories) {
-      const now = nowIso();
+      const now = isoNow(options.clock ?? systemClock);
       const memory: Memory = {
         id: generateId(),
         namespace: options.namespace,

@@ -8,11 +8,7 @@
 import * as z from 'zod/mini';
 import { MessageSchema, type Message, type SessionConfig, type SessionEvent } from '../types.js';
 
-/** Metadata key of the session config, saved when a session is created (storages read it too). */
-export { SESSION_CONFIG_KEY } from '../storage/session-summary.js';
-import { SESSION_CONFIG_KEY } from '../storage/session-summary.js';
-/** Metadata key of the full compacted history, saved after every compaction. */
-export const CONTEXT_SNAPSHOT_KEY = 'context_snapshot';
+import { CONTEXT_SNAPSHOT_KEY, MEMORY_CHECKPOINT_KEY, SESSION_CONFIG_KEY } from './metadata-keys.js';
 
 /** The stored form of the session config: the resolved model id is always there. */
 export const StoredSessionConfigSchema = z.looseObject({
@@ -31,6 +27,8 @@ export interface ReplayedSession {
   config: StoredSessionConfig | null;
   /** Turns taken = user messages stored. */
   turnCount: number;
+  /** The turn count at the last memory checkpoint; `null` when none is recorded. */
+  checkpointTurn: number | null;
 }
 
 /** The message for one event, or `null` for metadata. */
@@ -99,6 +97,8 @@ export function replaySessionEvents(
   let messages: Message[] = [];
   let config: StoredSessionConfig | null = null;
   let turnCount = 0;
+  let checkpointTurn = 0;
+  let checkpointSeen = false;
   for (const event of events) {
     const p = event.payload;
     if (p.type === 'metadata') {
@@ -113,6 +113,10 @@ export function replaySessionEvents(
       } else if (p.key === CONTEXT_SNAPSHOT_KEY) {
         const parsed = z.safeParse(SnapshotSchema, p.value);
         if (parsed.success) messages = parsed.data;
+      } else if (p.key === MEMORY_CHECKPOINT_KEY) {
+        // Written at the end of the checkpoint turn: the user messages so far count that turn.
+        checkpointTurn = turnCount;
+        checkpointSeen = true;
       }
       continue;
     }
@@ -123,5 +127,5 @@ export function replaySessionEvents(
     if (message.type === 'assistant' && message.status === 'incomplete')
       messages.push({ type: 'system', content: interruptedNote });
   }
-  return { messages, config, turnCount };
+  return { messages, config, turnCount, checkpointTurn: checkpointSeen ? checkpointTurn : null };
 }

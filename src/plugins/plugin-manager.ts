@@ -11,6 +11,7 @@ import type { HookHandler, Plugin, PluginContext } from '../ports/plugin.js';
 import { assertValidTap } from '../hooks/hook-registry.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
+import { systemClock, type Clock } from '../clock.js';
 
 /** A plugin with the config it was registered with (`registerPlugin(plugin, config)`). */
 export interface PluginRegistration {
@@ -112,10 +113,10 @@ export class PluginManager {
    * (or rejects, or does not finish within `timeoutMs` when given) does not stop the others; each
    * failure is returned as an `AgentError` naming the plugin. Calling it again does nothing.
    */
-  async shutdown(timeoutMs?: number): Promise<AgentError[]> {
+  async shutdown(timeoutMs?: number, clock: Clock = systemClock): Promise<AgentError[]> {
     if (this.#phase === 'shut_down') return [];
     this.#phase = 'shut_down';
-    return this.#shutdownInitialized(timeoutMs);
+    return this.#shutdownInitialized(timeoutMs, clock);
   }
 
   /** Each registered plugin's id, display name and description, in registration order. */
@@ -140,13 +141,13 @@ export class PluginManager {
     });
   }
 
-  async #shutdownInitialized(timeoutMs?: number): Promise<AgentError[]> {
+  async #shutdownInitialized(timeoutMs?: number, clock: Clock = systemClock): Promise<AgentError[]> {
     const failures: AgentError[] = [];
     const plugins = this.#initialized.reverse();
     this.#initialized = [];
     for (const plugin of plugins) {
       try {
-        await settleWithin(plugin.shutdown?.(), timeoutMs);
+        await settleWithin(plugin.shutdown?.(), timeoutMs, clock);
       } catch (error) {
         // No dedicated code exists for a failed shutdown; it is a plugin failure like a hook's.
         failures.push(
@@ -165,12 +166,12 @@ export class PluginManager {
  * Awaits `value`, but at most `timeoutMs` (when given): a plugin whose `shutdown()` never
  * settles must not hang `agent.shutdown()`.
  */
-async function settleWithin(value: unknown, timeoutMs: number | undefined): Promise<void> {
+async function settleWithin(value: unknown, timeoutMs: number | undefined, clock: Clock): Promise<void> {
   if (timeoutMs === undefined || !(value instanceof Promise)) {
     await value;
     return;
   }
-  if ((await withTimeout(value, timeoutMs)) === TIMED_OUT)
+  if ((await withTimeout(value, timeoutMs, undefined, clock)) === TIMED_OUT)
     throw new Error(`did not finish within ${timeoutMs}ms`);
 }
 

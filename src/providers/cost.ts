@@ -31,3 +31,15 @@ export function costOf(usage: TokenUsage, pricing: ModelPricing): number {
     usage.outputTokens * pricing.outputPerMillion;
   return micros / PER_MILLION;
 }
+
+/**
+ * The cost of one response: what the server reported when it did (it wins), else the price list's
+ * figure, else unknown.
+ */
+export function responseCost(
+  usage: TokenUsage,
+  reported: number | undefined,
+  pricing: ModelPricing | undefined,
+): number | undefined {
+  return reported ?? (pricing ? costOf(usage, pricing) : undefined);
+}

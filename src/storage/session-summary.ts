@@ -5,12 +5,10 @@
  * @module
  */
 import type { ContentBlock, SessionEvent, SessionSummary } from '../types.js';
+import { SESSION_CONFIG_KEY } from '../persistence/metadata-keys.js';
 
 /** Longest title, in characters (Unicode code points). */
 export const TITLE_MAX_LENGTH = 80;
-
-/** The metadata key under which the runtime saves the session config (`{ modelId, ... }`). */
-export const SESSION_CONFIG_KEY = 'session_config';
 
 /**
  * The summary after `event` is appended to the session `sessionId` whose summary so far is

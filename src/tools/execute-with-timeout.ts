@@ -8,6 +8,7 @@ import { Errors } from '../errors.js';
 import type { ToolExecuteInput, ToolHandler } from '../ports/tool-handler.js';
 import type { ToolOutput } from '../types.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ToolResultTexts } from '../prompt/tool-result-texts.js';
 
 // Not strict: a tool returning extra keys still has its content read (the extras are dropped).
@@ -26,13 +27,17 @@ export async function executeWithTimeout(
   tool: ToolHandler,
   input: Omit<ToolExecuteInput<unknown>, 'signal'>,
   timeoutMs: number,
+  clock: Clock = systemClock,
 ): Promise<ToolOutput> {
   const controller = new AbortController();
   try {
     // Through `then` so a synchronous throw in `execute` becomes a rejection like any other.
     const running = Promise.resolve().then(() => tool.execute({ ...input, signal: controller.signal }));
-    const returned = await withTimeout(running, timeoutMs, () =>
-      controller.abort(Errors.toolTimeout(tool.name, timeoutMs)),
+    const returned = await withTimeout(
+      running,
+      timeoutMs,
+      () => controller.abort(Errors.toolTimeout(tool.name, timeoutMs)),
+      clock,
     );
     if (returned === TIMED_OUT) return { content: ToolResultTexts.timedOut(timeoutMs), isError: true };
     return normalizeOutput(tool.name, returned);

@@ -30,6 +30,7 @@ import { executeWithTimeout } from './execute-with-timeout.js';
 import type { ToolCallRequest } from '../types.js';
 import { TOOL_CALL_SKIPPED_TEXT, ToolResultTexts } from '../prompt/tool-result-texts.js';
 import { truncateToolOutput } from './truncate.js';
+import { systemClock, type Clock } from '../clock.js';
 import { parseJsonArguments } from './parse-arguments.js';
 
 export type { ToolCallRequest } from '../types.js';
@@ -73,6 +74,8 @@ export interface ToolDispatcherOptions {
   timeoutMs: number;
   /** Where `before_tool_use` / `after_tool_use` handlers live. */
   hooks: HookRegistry;
+  /** Durations and time limits. Default: the system clock. */
+  clock?: Clock;
 }
 
 type ArgumentsCheck = { ok: true; value: unknown } | { ok: false; problem: string };
@@ -84,6 +87,7 @@ export class ToolDispatcher {
   readonly #tools: ReadonlyMap<string, ToolHandler>;
   readonly #names: readonly string[];
   readonly #timeoutMs: number;
+  readonly #clock: Clock;
   readonly #hooks: HookRegistry;
 
   /**
@@ -92,6 +96,7 @@ export class ToolDispatcher {
    */
   constructor(options: ToolDispatcherOptions) {
     const { tools, timeoutMs, hooks } = options;
+    this.#clock = options.clock ?? systemClock;
     if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
       throw Errors.invalidInput(`tool timeoutMs must be a positive number, got ${String(timeoutMs)}`);
     }
@@ -196,7 +201,7 @@ export class ToolDispatcher {
 
     // 4–5. Start and execute.
     ctx.emit({ type: 'tool_call_start', callId: call.callId, toolName: call.toolName, arguments: args });
-    const startedAt = now();
+    const startedAt = this.#clock.now();
     let output: ToolOutput;
     if (problem !== null) output = { content: problem, isError: true };
     else if (abortReason !== null)
@@ -206,9 +211,10 @@ export class ToolDispatcher {
         tool!,
         { callId: call.callId, arguments: validArgs, sessionId: ctx.sessionId, turnId: ctx.turnId },
         this.#timeoutMs,
+        this.#clock,
       );
     }
-    const durationMs = Math.max(0, now() - startedAt);
+    const durationMs = Math.max(0, this.#clock.now() - startedAt);
     output = truncateOutput(output);
 
     // 6. after_tool_use sees the truncated output of a call that ran, and may replace it.
@@ -292,8 +298,4 @@ function jsonSchemaOf(tool: ToolHandler, index: number): ToolSpec['parameters'] 
       error,
     );
   }
-}
-
-function now(): number {
-  return globalThis.performance.now();
 }

@@ -72,7 +72,7 @@ describe('README: session lifecycle', () => {
     await inspected.shutdown();
 
     expect(logged).toContainEqual(['agent', 'ready']);
-    expect(logged).toContainEqual(['session', 'idle']);
+    expect(logged).toContainEqual(['session', { open: 'idle' }]);
     expect(logged).toContainEqual(['turn', { working: 'requesting' }]);
     expect(logged).toContainEqual(['turn', 'completed']);
   });

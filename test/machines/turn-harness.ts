@@ -3,7 +3,12 @@
  * the test resolves or rejects it, so a test walks the chart one transition at a time.
  */
 import { createActor, fromPromise, waitFor, type SnapshotFrom } from 'xstate';
-import { turnMachine, type TurnInput, type TurnOutput } from '../../machines/turn.machine.js';
+import {
+  turnMachine,
+  type StreamOutput,
+  type TurnInput,
+  type TurnOutput,
+} from '../../machines/turn.machine.js';
 import { AgentError } from '../../src/errors.js';
 
 export const STEP_ACTORS = [
@@ -50,9 +55,7 @@ export function createTurnHarness(input: Partial<TurnInput> = {}) {
       emitTerminal: (_, params) => void actions.push({ type: 'emitTerminal', params }),
     },
   });
-  const actor = createActor(machine, {
-    input: { turnId: 't1', sessionId: 's1', maxRetries: 1, maxToolCallsPerTurn: 2, ...input },
-  });
+  const actor = createActor(machine, { input: { ...TURN_INPUT, ...input } });
   const errors: unknown[] = [];
   actor.subscribe({ error: (e) => errors.push(e) });
   actor.start();
@@ -64,6 +67,19 @@ export function createTurnHarness(input: Partial<TurnInput> = {}) {
     return p;
   }
 
+  /** Resolves on the machine's next snapshot: the transition a settled step caused is done. */
+  function nextSnapshot(): Promise<void> {
+    return new Promise((resolve) => {
+      const sub = actor.subscribe({
+        next: () => {
+          sub.unsubscribe();
+          resolve();
+        },
+        error: () => resolve(),
+      });
+    });
+  }
+
   return {
     actor,
     started,
@@ -71,23 +87,28 @@ export function createTurnHarness(input: Partial<TurnInput> = {}) {
     actions,
     errors,
     step,
-    /** Completes the running `name` with `output` and waits until the machine has moved on. */
-    async done(name: StepActor, output?: unknown) {
+    /**
+     * Completes the running `name` with `output` (default: the step's plain success) and waits
+     * for the transition it causes.
+     */
+    async done(name: StepActor, output: unknown = DEFAULT_OUTPUT[name]) {
       const p = step(name);
       pending.delete(name);
+      const moved = nextSnapshot();
       p.resolve(output);
-      await settle();
+      await moved;
     },
-    /** Fails the running `name` with `error`. */
+    /** Fails the running `name` with `error` (a crashed step) and waits for the transition. */
     async fail(name: StepActor, error: unknown) {
       const p = step(name);
       pending.delete(name);
+      const moved = nextSnapshot();
       p.reject(error);
-      await settle();
+      await moved;
     },
-    async cancel() {
+    /** Sends CANCEL; the machine processes it synchronously. */
+    cancel() {
       actor.send({ type: 'CANCEL' });
-      await settle();
     },
     value(): unknown {
       return actor.getSnapshot().value;
@@ -99,10 +120,24 @@ export function createTurnHarness(input: Partial<TurnInput> = {}) {
   };
 }
 
-/** Lets promise callbacks and XState's deferred processing run. */
-export async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
-}
+/** The input every harness starts with, unless a test overrides part of it. */
+export const TURN_INPUT: TurnInput = {
+  turnId: 't1',
+  sessionId: 's1',
+  maxRetries: 1,
+  maxToolCallsPerTurn: 2,
+  compactionFailures: 0,
+  maxCompactionFailures: 3,
+  checkpointDue: false,
+};
+
+/** Each step's plain success. */
+const DEFAULT_OUTPUT: Partial<Record<StepActor, unknown>> = {
+  startTurn: { dynamicSections: [] },
+  prepareRequest: { needsCompaction: false },
+  compactContext: { usage: null, compactionFailures: 0 },
+  endTurn: { checkpointed: false },
+};
 
 export const retryable = (message = 'overloaded') =>
   new AgentError('PROVIDER_ERROR', message, { retryable: true });
@@ -113,3 +148,15 @@ export const usage = (input: number, output: number) => ({
   totalTokens: input + output,
 });
 export const call = (id: string) => ({ callId: id, toolName: 'echo', arguments: '{}' });
+/** A finished response of `streamModel`. */
+export const response = (
+  toolCalls: ReturnType<typeof call>[],
+  u: ReturnType<typeof usage> | null = usage(10, 5),
+  finishReason = toolCalls.length ? 'tool_calls' : 'stop',
+): StreamOutput => ({ ok: true, toolCalls, finishReason, usage: u });
+/** A failed attempt of `streamModel`. */
+export const failure = (error: AgentError, hadOutput = false): StreamOutput => ({
+  ok: false,
+  error,
+  hadOutput,
+});

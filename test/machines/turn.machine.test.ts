@@ -3,17 +3,7 @@
  * provider, no tools, no timers — only the chart.
  */
 import { describe, expect, it } from 'vitest';
-import { call, createTurnHarness, fatal, retryable, usage } from './turn-harness.js';
-
-const response = (
-  toolCalls: ReturnType<typeof call>[],
-  u = usage(10, 5),
-  finishReason = toolCalls.length ? 'tool_calls' : 'stop',
-) => ({
-  toolCalls,
-  finishReason,
-  usage: u,
-});
+import { call, createTurnHarness, failure, fatal, response, retryable, usage } from './turn-harness.js';
 
 describe('Turn machine', () => {
   it('walks starting → preparing → requesting → finishing → completed for a plain answer', async () => {
@@ -29,12 +19,17 @@ describe('Turn machine', () => {
     expect(h.step('endTurn').input).toMatchObject({ status: 'completed', usage: usage(10, 5), error: null });
     await h.done('endTurn');
     const out = await h.output();
-    expect(out).toEqual({ status: 'completed', usage: usage(10, 5), finishReason: 'stop', error: null });
+    const outcome = {
+      status: 'completed',
+      usage: usage(10, 5),
+      finishReason: 'stop',
+      error: null,
+      compactionFailures: 0,
+      checkpointed: false,
+    };
+    expect(out).toEqual(outcome);
     expect(h.actions.filter((a) => a.type === 'emitTerminal')).toEqual([
-      {
-        type: 'emitTerminal',
-        params: { turnId: 't1', status: 'completed', usage: usage(10, 5), finishReason: 'stop', error: null },
-      },
+      { type: 'emitTerminal', params: { turnId: 't1', sessionId: 's1', ...outcome } },
     ]);
     expect(h.errors).toEqual([]);
   });
@@ -44,19 +39,55 @@ describe('Turn machine', () => {
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: true });
     expect(h.value()).toEqual({ working: 'compacting' });
-    await h.done('compactContext', { usage: usage(100, 20) });
+    await h.done('compactContext', { usage: usage(100, 20), compactionFailures: 0 });
     expect(h.value()).toEqual({ working: 'requesting' });
     await h.done('streamModel', response([], usage(10, 5)));
     await h.done('endTurn');
     expect((await h.output()).usage).toEqual(usage(110, 25));
   });
 
-  it('still sends the request when compaction fails', async () => {
+  it('counts a failed compaction and, once the breaker opens, no longer compacts', async () => {
+    const h = createTurnHarness({ maxCompactionFailures: 2, compactionFailures: 1, maxToolCallsPerTurn: 5 });
+    await h.done('startTurn');
+    await h.done('prepareRequest', { needsCompaction: true });
+    expect(h.step('compactContext').input).toMatchObject({ compactionFailures: 1, maxCompactionFailures: 2 });
+    await h.done('compactContext', { usage: null, compactionFailures: 2 });
+    await h.done('streamModel', response([call('a')]));
+    await h.done('runToolBatch', { count: 1 });
+    // Over the threshold again, but the breaker is open: straight to the request.
+    await h.done('prepareRequest', { needsCompaction: true });
+    expect(h.value()).toEqual({ working: 'requesting' });
+    await h.done('streamModel', response([]));
+    await h.done('endTurn');
+    expect((await h.output()).compactionFailures).toBe(2);
+  });
+
+  it('passes the dynamic sections of turn_start to every request, and reports a checkpoint', async () => {
+    const h = createTurnHarness({ checkpointDue: true });
+    await h.done('startTurn', { dynamicSections: ['<today>Monday</today>'] });
+    expect(h.step('prepareRequest').input).toMatchObject({ dynamicSections: ['<today>Monday</today>'] });
+    await h.done('prepareRequest');
+    expect(h.step('streamModel').input).toMatchObject({ dynamicSections: ['<today>Monday</today>'] });
+    await h.done('streamModel', response([]));
+    expect(h.step('endTurn').input).toMatchObject({ checkpointDue: true });
+    await h.done('endTurn', { checkpointed: true });
+    expect((await h.output()).checkpointed).toBe(true);
+  });
+
+  it('a checkpoint is due only for a turn that completes', async () => {
+    const h = createTurnHarness({ checkpointDue: true });
+    await h.done('startTurn');
+    h.cancel();
+    expect(h.step('endTurn').input).toMatchObject({ status: 'cancelled', checkpointDue: false });
+  });
+
+  it('still sends the request when the compaction step crashes, and counts it as a failure', async () => {
     const h = createTurnHarness();
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: true });
     await h.fail('compactContext', fatal('summary failed'));
     expect(h.value()).toEqual({ working: 'requesting' });
+    expect(h.actor.getSnapshot().context.compactionFailures).toBe(1);
   });
 
   it('loops through tool batches back to preparing, with the pending calls as batch input', async () => {
@@ -82,14 +113,14 @@ describe('Turn machine', () => {
     const h = createTurnHarness({ maxRetries: 1 });
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
-    await h.fail('streamModel', { error: retryable(), hadOutput: false });
+    await h.done('streamModel', failure(retryable(), false));
     expect(h.value()).toEqual({ working: 'waitingToRetry' });
     expect(h.step('waitToRetry').input).toMatchObject({ attempt: 1 });
     await h.done('waitToRetry', { retry: true });
     expect(h.value()).toEqual({ working: 'requesting' });
     expect(h.step('streamModel').input).toMatchObject({ attempt: 2 });
     const last = retryable('still overloaded');
-    await h.fail('streamModel', { error: last, hadOutput: false });
+    await h.done('streamModel', failure(last, false));
     expect(h.value()).toBe('failing');
     expect(h.step('endTurn').input).toMatchObject({ status: 'failed', error: last });
     await h.done('endTurn');
@@ -100,7 +131,7 @@ describe('Turn machine', () => {
     const h = createTurnHarness({ maxRetries: 3 });
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
-    await h.fail('streamModel', { error: retryable(), hadOutput: true });
+    await h.done('streamModel', failure(retryable(), true));
     expect(h.value()).toBe('failing');
   });
 
@@ -108,7 +139,7 @@ describe('Turn machine', () => {
     const h = createTurnHarness({ maxRetries: 3 });
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
-    await h.fail('streamModel', { error: fatal(), hadOutput: false });
+    await h.done('streamModel', failure(fatal(), false));
     expect(h.value()).toBe('failing');
   });
 
@@ -117,7 +148,7 @@ describe('Turn machine', () => {
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
     const error = retryable();
-    await h.fail('streamModel', { error, hadOutput: false });
+    await h.done('streamModel', failure(error));
     await h.done('waitToRetry', { retry: false });
     expect(h.value()).toBe('failing');
     await h.done('endTurn');
@@ -138,11 +169,11 @@ describe('Turn machine', () => {
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
     const stream = h.step('streamModel');
-    await h.cancel();
+    h.cancel();
     expect(stream.signal.aborted).toBe(true);
     expect(h.value()).toBe('cancelling');
     expect(h.step('endTurn').input).toMatchObject({ status: 'cancelled' });
-    await h.cancel(); // a second cancel is ignored
+    h.cancel(); // a second cancel is ignored
     expect(h.value()).toBe('cancelling');
     await h.done('endTurn');
     expect(await h.output()).toMatchObject({ status: 'cancelled', error: null, finishReason: 'cancelled' });
@@ -153,7 +184,7 @@ describe('Turn machine', () => {
     const h = createTurnHarness();
     if (stepName === 'prepareRequest') await h.done('startTurn');
     const running = h.step(stepName);
-    await h.cancel();
+    h.cancel();
     expect(running.signal.aborted).toBe(true);
     await h.done('endTurn');
     expect((await h.output()).status).toBe('cancelled');
@@ -163,7 +194,7 @@ describe('Turn machine', () => {
     const a = createTurnHarness();
     await a.done('startTurn');
     await a.done('prepareRequest', { needsCompaction: true });
-    await a.cancel();
+    a.cancel();
     expect(a.aborted).toContain('compactContext');
     await a.done('endTurn');
     expect((await a.output()).status).toBe('cancelled');
@@ -171,8 +202,8 @@ describe('Turn machine', () => {
     const b = createTurnHarness({ maxRetries: 2 });
     await b.done('startTurn');
     await b.done('prepareRequest', { needsCompaction: false });
-    await b.fail('streamModel', { error: retryable(), hadOutput: false });
-    await b.cancel();
+    await b.done('streamModel', failure(retryable(), false));
+    b.cancel();
     expect(b.aborted).toContain('waitToRetry');
     await b.done('endTurn');
     // The retried error is not the outcome of a cancelled turn.
@@ -185,10 +216,10 @@ describe('Turn machine', () => {
     await h.done('prepareRequest', { needsCompaction: false });
     await h.done('streamModel', response([call('a')]));
     const batch = h.step('runToolBatch');
-    await h.cancel();
+    h.cancel();
     expect(h.value()).toEqual({ working: 'dispatchingTools' });
     expect(batch.signal.aborted).toBe(false);
-    expect(h.actions).toContainEqual({ type: 'signalToolCancel', params: { turnId: 't1' } });
+    expect(h.actions).toContainEqual({ type: 'signalToolCancel', params: { turnId: 't1', sessionId: 's1' } });
     await h.done('runToolBatch', { count: 1 });
     expect(h.value()).toBe('cancelling');
     await h.done('endTurn');
@@ -206,7 +237,10 @@ describe('Turn machine', () => {
     await h.done('streamModel', response([call('c'), call('d')]));
     await h.done('runToolBatch', { count: 2 });
     expect(h.value()).toBe('finishing');
-    expect(h.actions).toContainEqual({ type: 'noteToolLimitReached', params: { turnId: 't1', limit: 3 } });
+    expect(h.actions).toContainEqual({
+      type: 'noteToolLimitReached',
+      params: { turnId: 't1', sessionId: 's1', limit: 3 },
+    });
     await h.done('endTurn');
     expect(await h.output()).toMatchObject({ status: 'completed', finishReason: 'max_tool_calls' });
   });
@@ -225,7 +259,7 @@ describe('Turn machine', () => {
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
     await h.done('streamModel', response([]));
-    await h.cancel();
+    h.cancel();
     expect(h.value()).toBe('finishing');
     await h.done('endTurn');
     expect((await h.output()).status).toBe('completed');

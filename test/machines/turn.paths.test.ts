@@ -11,15 +11,20 @@ import { turnMachine } from '../../machines/turn.machine.js';
 import {
   call,
   createTurnHarness,
+  failure,
   fatal,
+  response,
   retryable,
   STEP_ACTORS,
+  TURN_INPUT,
   usage,
   type StepActor,
   type TurnSnapshot,
 } from './turn-harness.js';
 
-const INPUT = { turnId: 't1', sessionId: 's1', maxRetries: 1, maxToolCallsPerTurn: 2 };
+// One failed compaction opens the breaker, so the walk also reaches "over the threshold, but
+// compaction is off".
+const INPUT = { ...TURN_INPUT, maxCompactionFailures: 1 };
 
 type SampleEvent = EventObject & { output?: unknown; error?: unknown; label: string };
 
@@ -46,23 +51,32 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
           done(actor, 'over', { needsCompaction: true }),
         );
         break;
+      case 'startTurn':
+        events.push(done(actor, 'ok', { dynamicSections: [] }));
+        break;
       case 'compactContext':
-        events.push(done(actor, 'compacted', { usage: usage(3, 1) }));
+        events.push(
+          done(actor, 'compacted', { usage: usage(3, 1), compactionFailures: 0 }),
+          done(actor, 'failed', { usage: null, compactionFailures: 1 }),
+        );
         break;
       case 'streamModel':
         events.push(
-          done(actor, 'answer', { toolCalls: [], finishReason: 'stop', usage: usage(5, 2) }),
-          done(actor, 'tools', { toolCalls: [call('a')], finishReason: 'tool_calls', usage: null }),
-          failed(actor, 'retryable', { error: retryable(), hadOutput: false }),
-          failed(actor, 'after output', { error: retryable(), hadOutput: true }),
-          failed(actor, 'fatal', { error: fatal(), hadOutput: false }),
+          done(actor, 'answer', response([], usage(5, 2))),
+          done(actor, 'tools', response([call('a')], null)),
+          done(actor, 'retryable', failure(retryable())),
+          done(actor, 'after output', failure(retryable(), true)),
+          done(actor, 'fatal', failure(fatal())),
         );
-        continue; // its error variants cover onError
+        break;
       case 'waitToRetry':
         events.push(done(actor, 'retry', { retry: true }), done(actor, 'stopped by hook', { retry: false }));
         break;
       case 'runToolBatch':
         events.push(done(actor, 'batch', { count: 1 }));
+        break;
+      case 'endTurn':
+        events.push(done(actor, 'ok', { checkpointed: false }));
         break;
       default:
         events.push(done(actor, 'ok'));
@@ -73,7 +87,14 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
 }
 
 const serializeState = (s: TurnSnapshot) =>
-  JSON.stringify([s.value, s.context.attempt, s.context.toolCallCount, s.context.cancelRequested, s.status]);
+  JSON.stringify([
+    s.value,
+    s.context.attempt,
+    s.context.toolCallCount,
+    s.context.compactionFailures,
+    s.context.cancelRequested,
+    s.status,
+  ]);
 const serializeEvent = (e: SampleEvent) => `${e.type}:${e.label}`;
 
 const traversal = {
@@ -120,13 +141,10 @@ function valueToPath(value: unknown): string {
 
 /** Replays a path's events against a real actor whose steps are fakes; checks each state. */
 async function replay(steps: { event: SampleEvent; state: TurnSnapshot }[]) {
-  const h = createTurnHarness({
-    maxRetries: INPUT.maxRetries,
-    maxToolCallsPerTurn: INPUT.maxToolCallsPerTurn,
-  });
+  const h = createTurnHarness(INPUT);
   for (const { event, state } of steps) {
     if (event.type === 'xstate.init') continue;
-    if (event.type === 'CANCEL') await h.cancel();
+    if (event.type === 'CANCEL') h.cancel();
     else {
       const [, kind, , actor] = event.type.split('.') as [string, 'done' | 'error', string, StepActor];
       if (kind === 'done') await h.done(actor, event.output);

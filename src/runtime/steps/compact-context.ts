@@ -1,58 +1,136 @@
 /**
- * `compactContext` (seed §10, phase-0 doc §4): micro-compaction first (old tool results →
- * placeholders, the latest `keepRecentToolResults` kept); if the request is still over the
- * threshold, summary compaction through the model (`before_compact` may skip it), keeping recent
- * messages worth about `keepRecentRatio` of the window and never splitting a tool call from its
- * result. Each compaction emits `context_compacted` and saves a `context_snapshot`. After
- * `maxConsecutiveFailures` failures in a row the breaker stops compaction for the session.
+ * `compactContext`: micro-compaction first (old tool results → placeholders, the latest
+ * `keepRecentToolResults` kept); if the request is still over the threshold, summary compaction
+ * through the model (`before_compact` may skip it), keeping recent messages worth about
+ * `keepRecentRatio` of the window and never splitting a tool call from its result. Each
+ * compaction emits `context_compacted` and saves a `context_snapshot`, so a resume starts from
+ * the compacted history. The step returns the breaker's new count: 0 after a success, one more
+ * after a failure; at `maxCompactionFailures` it says that compaction is off for the session.
  * @module
  */
-import { AgentError, describeError, Errors } from '../../errors.js';
-import { nowIso } from '../../ids.js';
+import type { CompactInput, CompactOutput } from '../../../machines/turn.types.js';
 import { microCompact, recentSplitIndex } from '../../context/context-manager.js';
-import { compactionThreshold } from '../../context/token-estimate.js';
-import { COMPACTION_PROMPT, COMPACTION_SUMMARY_PREFIX } from '../../prompt/templates.js';
-import type { SessionRuntime, TurnState } from '../session-runtime.js';
-import { CONTEXT_SNAPSHOT_KEY } from '../../persistence/replay.js';
-import type { Message, TokenUsage } from '../../types.js';
-import { estimateRequestTokens, refreshSystemPrompt } from './prepare-request.js';
+import { AgentError, describeError, Errors } from '../../errors.js';
+import { CONTEXT_SNAPSHOT_KEY } from '../../persistence/metadata-keys.js';
+import type { ModelProvider } from '../../ports/model-provider.js';
 import { collectText } from '../../providers/collect-text.js';
-import { costOf } from '../../providers/cost.js';
+import { responseCost } from '../../providers/cost.js';
+import type { SessionPrompt, TurnPrompt } from '../../prompt/session-prompt.js';
+import { COMPACTION_PROMPT, COMPACTION_SUMMARY_PREFIX } from '../../prompt/templates.js';
+import type { AgentEventPayload, Message, ModelInfo, SessionEventPayload, TokenUsage } from '../../types.js';
+import type { HookCaller } from '../session-scope.js';
 
-/** Applies a compacted history: context, snapshot, prompt cache, event. */
-function applyCompaction(
-  rt: SessionRuntime,
-  turn: TurnState,
+/** What `compactContext` uses. */
+export interface CompactScope {
+  provider: ModelProvider;
+  model: ModelInfo;
+  history: { readonly messages: readonly Message[]; replace(messages: readonly Message[]): void };
+  prompt: Pick<TurnPrompt, 'build'>;
+  /** The session's stable prompt cache, invalidated after a summary. */
+  sessionPrompt: Pick<SessionPrompt, 'invalidate'>;
+  /** Estimated tokens of a request with this system prompt and these messages (default: the history). */
+  estimateTokens(systemPrompt: string, messages?: readonly Message[]): number;
+  threshold: number;
+  keepRecentToolResults: number;
+  keepRecentRatio: number;
+  hook: HookCaller;
+  emit(payload: AgentEventPayload): void;
+  report(error: AgentError): void;
+  record(payload: SessionEventPayload): void;
+}
+
+/** Runs the `compacting` step. Never throws: a failure feeds the breaker and is reported. */
+export async function compactContext(
+  scope: CompactScope,
+  input: CompactInput,
+  signal: AbortSignal,
+): Promise<CompactOutput> {
+  let usage: TokenUsage | null = null;
+  try {
+    let systemPrompt = await scope.prompt.build(input.dynamicSections);
+    const before = scope.estimateTokens(systemPrompt);
+    const micro = microCompact(scope.history.messages, scope.keepRecentToolResults);
+    if (micro.cleared > 0) {
+      apply(scope, micro.messages, 'micro', before, scope.estimateTokens(systemPrompt, micro.messages));
+    }
+    const current = scope.estimateTokens(systemPrompt);
+    if (current > scope.threshold) {
+      const hook = await scope.hook('before_compact', {
+        strategy: 'summary',
+        tokensBefore: current,
+        messageCount: scope.history.messages.length,
+      });
+      if (hook.aborted === null && !signal.aborted) {
+        const summary = await summarize(scope, signal);
+        if (summary && !signal.aborted) {
+          usage = summary.usage;
+          // The summary is a model response too: its usage is reported, and counts in the turn's.
+          if (usage) {
+            const cost = responseCost(usage, summary.cost, scope.model.pricing);
+            scope.emit({ type: 'usage', usage, ...(cost !== undefined && { cost }) });
+          }
+          scope.sessionPrompt.invalidate();
+          systemPrompt = await scope.prompt.build(input.dynamicSections);
+          apply(
+            scope,
+            summary.messages,
+            'summary',
+            current,
+            scope.estimateTokens(systemPrompt, summary.messages),
+          );
+        }
+      }
+    }
+    return { usage, compactionFailures: 0 };
+  } catch (error) {
+    if (signal.aborted) return { usage, compactionFailures: input.compactionFailures };
+    const failures = input.compactionFailures + 1;
+    scope.report(
+      AgentError.isInstance(error) && error.code === 'COMPACT_ERROR'
+        ? error
+        : Errors.compact(`compaction failed: ${describeError(error)}`, error),
+    );
+    if (failures >= input.maxCompactionFailures) {
+      scope.report(
+        Errors.compact(
+          `compaction failed ${failures} times in a row; it is off for the rest of this session`,
+        ),
+      );
+    }
+    return { usage, compactionFailures: failures };
+  }
+}
+
+/** Puts a compacted history in place: history, snapshot record, event. */
+function apply(
+  scope: CompactScope,
   messages: Message[],
   strategy: 'micro' | 'summary',
   tokensBefore: number,
   tokensAfter: number,
 ): void {
-  rt.context.replace(messages);
-  rt.writes.enqueue({
-    timestamp: nowIso(),
-    payload: { type: 'metadata', key: CONTEXT_SNAPSHOT_KEY, value: messages },
-  });
-  rt.hub.emit(turn.id, { type: 'context_compacted', tokensBefore, tokensAfter, strategy });
+  scope.history.replace(messages);
+  scope.record({ type: 'metadata', key: CONTEXT_SNAPSHOT_KEY, value: messages });
+  scope.emit({ type: 'context_compacted', tokensBefore, tokensAfter, strategy });
 }
 
 /** Summary compaction: asks the model to summarize everything but the recent messages. */
 async function summarize(
-  rt: SessionRuntime,
-  turn: TurnState,
+  scope: CompactScope,
   signal: AbortSignal,
 ): Promise<{ messages: Message[]; usage: TokenUsage | null; cost: number | undefined } | null> {
-  const all = rt.context.messages;
-  const budget = Math.floor(rt.model.contextWindow * rt.services.config.compaction.keepRecentRatio);
-  const split = recentSplitIndex(all, budget);
+  const all = scope.history.messages;
+  const split = recentSplitIndex(all, Math.floor(scope.model.contextWindow * scope.keepRecentRatio));
   if (split === 0) return null; // nothing old enough to summarize
-  const older = all.slice(0, split);
   const { text, usage, cost } = await collectText(
-    rt.provider,
+    scope.provider,
     {
-      model: rt.modelId,
+      model: scope.model.id,
       systemPrompt: COMPACTION_PROMPT,
-      messages: [...older, { type: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] }],
+      messages: [
+        ...all.slice(0, split),
+        { type: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] },
+      ],
       tools: [],
       purpose: 'compaction',
     },
@@ -67,71 +145,4 @@ async function summarize(
     usage,
     cost,
   };
-}
-
-/** Runs the `compacting` step. Never throws: failures feed the breaker and are reported. */
-export async function compactContext(
-  rt: SessionRuntime,
-  turn: TurnState,
-  signal: AbortSignal,
-): Promise<{ usage: TokenUsage | null }> {
-  const config = rt.services.config.compaction;
-  const threshold = compactionThreshold(rt.model.contextWindow, config);
-  let usage: TokenUsage | null = null;
-  try {
-    const before = estimateRequestTokens(rt, turn);
-    const micro = microCompact(rt.context.messages, config.keepRecentToolResults);
-    if (micro.cleared > 0) {
-      const previous = rt.context.messages;
-      rt.context.replace(micro.messages);
-      const after = estimateRequestTokens(rt, turn);
-      rt.context.replace(previous);
-      applyCompaction(rt, turn, micro.messages, 'micro', before, after);
-    }
-    let current = estimateRequestTokens(rt, turn);
-    if (current > threshold) {
-      const hook = await rt.hook('before_compact', turn.id, {
-        strategy: 'summary',
-        tokensBefore: current,
-        messageCount: rt.context.messages.length,
-      });
-      if (hook.aborted === null && !signal.aborted) {
-        const summary = await summarize(rt, turn, signal);
-        if (summary && !signal.aborted) {
-          usage = summary.usage;
-          // The summary is a model response too: its usage is reported, and counts in the turn's.
-          if (usage) {
-            const cost = summary.cost ?? (rt.model.pricing ? costOf(usage, rt.model.pricing) : undefined);
-            rt.hub.emit(turn.id, { type: 'usage', usage, ...(cost !== undefined && { cost }) });
-          }
-          rt.context.replace(summary.messages);
-          rt.stablePrompt = null;
-          await refreshSystemPrompt(rt, turn);
-          const after = estimateRequestTokens(rt, turn);
-          applyCompaction(rt, turn, summary.messages, 'summary', current, after);
-          current = after;
-        }
-      }
-    }
-    rt.compactionFailures = 0;
-  } catch (error) {
-    if (signal.aborted) return { usage };
-    rt.compactionFailures++;
-    rt.reportError(
-      turn.id,
-      AgentError.isInstance(error) && error.code === 'COMPACT_ERROR'
-        ? error
-        : Errors.compact(`compaction failed: ${describeError(error)}`, error),
-    );
-    if (rt.compactionFailures >= config.maxConsecutiveFailures) {
-      rt.compactionDisabled = true;
-      rt.reportError(
-        turn.id,
-        Errors.compact(
-          `compaction failed ${rt.compactionFailures} times in a row; it is off for the rest of this session`,
-        ),
-      );
-    }
-  }
-  return { usage };
 }

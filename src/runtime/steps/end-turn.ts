@@ -1,30 +1,53 @@
 /**
  * `endTurn`, for every outcome: a partial response becomes an `incomplete` assistant message
  * (plus the interrupted-message note, live only — resume derives it again), `on_error` for a
- * failure, the write queue drained (so `turn.result` means durable), the memory checkpoint, and
- * `turn_end` with the status.
+ * failure, pending writes drained (so `turn.result` means durable), the memory checkpoint when
+ * it is due, and `turn_end` with the status.
  * @module
  */
-import type { EndTurnInput } from '../../../machines/turn.machine.js';
+import type { EndTurnInput, EndTurnOutput } from '../../../machines/turn.types.js';
+import { MEMORY_CHECKPOINT_KEY } from '../../persistence/metadata-keys.js';
 import { INTERRUPTED_MESSAGE_NOTE } from '../../prompt/templates.js';
-import type { SessionRuntime, TurnState } from '../session-runtime.js';
-import { memoryCheckpoint } from '../../memory/extraction.js';
+import type { Message, SessionEventPayload } from '../../types.js';
+import type { HookCaller } from '../session-scope.js';
+import type { ResponseDraft } from '../turn-run.js';
+
+/** What `endTurn` uses. */
+export interface EndTurnScope {
+  draft: ResponseDraft;
+  append(message: Message, persist?: boolean): void;
+  record(payload: SessionEventPayload): void;
+  /** Resolves once every write handed to storage so far has settled. */
+  drainWrites(): Promise<void>;
+  /** Extracts memories from the history; `null` when memory is off. */
+  extractMemories: ((signal: AbortSignal) => Promise<void>) | null;
+  hook: HookCaller;
+}
 
 /** Runs the `finishing` / `cancelling` / `failing` step. */
 export async function endTurn(
-  rt: SessionRuntime,
-  turn: TurnState,
+  scope: EndTurnScope,
   input: EndTurnInput,
   signal: AbortSignal,
-): Promise<void> {
-  if (input.status !== 'completed' && turn.draft.streamed) {
-    const { text } = turn.draft;
-    rt.append({ type: 'assistant', content: text ? [{ type: 'text', text }] : [], status: 'incomplete' });
-    rt.append({ type: 'system', content: INTERRUPTED_MESSAGE_NOTE }, false);
-    turn.draft = { text: '', reasoning: '', streamed: false };
+): Promise<EndTurnOutput> {
+  const { draft } = scope;
+  if (input.status !== 'completed' && draft.streamed) {
+    scope.append({
+      type: 'assistant',
+      content: draft.text ? [{ type: 'text', text: draft.text }] : [],
+      status: 'incomplete',
+    });
+    scope.append({ type: 'system', content: INTERRUPTED_MESSAGE_NOTE }, false);
+    draft.clear();
   }
-  if (input.status === 'failed' && input.error) await rt.hook('on_error', turn.id, { error: input.error });
-  await rt.writes.drain();
-  if (input.status === 'completed') await memoryCheckpoint(rt, signal);
-  await rt.hook('turn_end', turn.id, { status: input.status, usage: input.usage });
+  if (input.status === 'failed' && input.error) await scope.hook('on_error', { error: input.error });
+  const checkpointed = input.checkpointDue && scope.extractMemories !== null;
+  if (checkpointed) {
+    // The record goes first, so a resume counts turns from this checkpoint even if it fails.
+    scope.record({ type: 'metadata', key: MEMORY_CHECKPOINT_KEY, value: { turnId: input.turnId } });
+  }
+  await scope.drainWrites();
+  if (checkpointed) await scope.extractMemories!(signal);
+  await scope.hook('turn_end', { status: input.status, usage: input.usage });
+  return { checkpointed };
 }

@@ -4,24 +4,32 @@
  * order — skipped calls included, so every `tool_call` keeps exactly one result.
  * @module
  */
-import type { SessionRuntime, TurnState } from '../session-runtime.js';
-import type { ToolCallRequest } from '../../tools/tool-dispatcher.js';
+import type { ToolBatchInput, ToolBatchOutput } from '../../../machines/turn.types.js';
+import type { AgentError } from '../../errors.js';
+import type { ToolDispatcher } from '../../tools/tool-dispatcher.js';
+import type { AgentEventPayload, Message } from '../../types.js';
+
+/** What `runToolBatch` uses. */
+export interface ToolBatchScope {
+  tools: Pick<ToolDispatcher, 'runBatch'>;
+  /** Aborted when the turn is cancelled during the batch: calls not started are skipped. */
+  cancelSignal: AbortSignal;
+  emit(payload: AgentEventPayload): void;
+  report(error: AgentError): void;
+  append(message: Message): void;
+}
 
 /** Runs the `dispatchingTools` step. */
-export async function runToolBatch(
-  rt: SessionRuntime,
-  turn: TurnState,
-  calls: readonly ToolCallRequest[],
-): Promise<{ count: number }> {
-  const results = await rt.services.tools.runBatch(calls, {
-    sessionId: rt.id,
-    turnId: turn.id,
-    cancelSignal: turn.cancel.signal,
-    emit: (payload) => rt.hub.emit(turn.id, payload),
-    reportError: (error) => rt.reportError(turn.id, error),
+export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput): Promise<ToolBatchOutput> {
+  const results = await scope.tools.runBatch(input.calls, {
+    sessionId: input.sessionId,
+    turnId: input.turnId,
+    cancelSignal: scope.cancelSignal,
+    emit: scope.emit,
+    reportError: scope.report,
   });
   for (const result of results) {
-    rt.append({
+    scope.append({
       type: 'tool_result',
       callId: result.callId,
       content: result.output.content,

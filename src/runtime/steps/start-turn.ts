@@ -4,20 +4,30 @@
  * the user message — appended and handed to storage before the model is called.
  * @module
  */
+import type { StartTurnOutput } from '../../../machines/turn.types.js';
 import { Errors } from '../../errors.js';
-import type { SessionRuntime, TurnState } from '../session-runtime.js';
+import type { SkillManager } from '../../skills/skill-manager.js';
+import type { Message, UserInput } from '../../types.js';
+import type { HookCaller } from '../session-scope.js';
+
+/** What `startTurn` uses. */
+export interface StartTurnScope {
+  /** The user's message. */
+  input: UserInput;
+  hook: HookCaller;
+  skills: Pick<SkillManager, 'detect' | 'renderInjection'>;
+  append(message: Message): void;
+}
 
 /** Runs the `starting` step of a turn. */
-export async function startTurn(rt: SessionRuntime, turn: TurnState, signal: AbortSignal): Promise<void> {
-  const outcome = await rt.hook('turn_start', turn.id, []);
+export async function startTurn(scope: StartTurnScope, signal: AbortSignal): Promise<StartTurnOutput> {
+  const outcome = await scope.hook('turn_start', []);
   if (outcome.aborted !== null) throw Errors.requestBlocked(outcome.aborted);
   // A cancel during the hook stops this actor: nothing may be appended after that.
-  if (signal.aborted) return;
-  turn.dynamicSections = outcome.data;
+  if (signal.aborted) return { dynamicSections: outcome.data };
 
-  const text = turn.input.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
-  for (const skill of rt.services.skills.detect(text)) {
-    rt.append(rt.services.skills.renderInjection(skill));
-  }
-  rt.append({ type: 'user', content: turn.input.content });
+  const text = scope.input.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+  for (const skill of scope.skills.detect(text)) scope.append(scope.skills.renderInjection(skill));
+  scope.append({ type: 'user', content: scope.input.content });
+  return { dynamicSections: outcome.data };
 }

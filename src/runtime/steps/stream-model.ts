@@ -1,86 +1,89 @@
 /**
  * `streamModel`: one model request of a turn. `pre_request` may replace or block the request;
- * the provider's stream goes straight to the event stream (one `Subject.next` per delta, no
- * machine transition) while the response accumulates in the turn's draft; the finished response
- * is appended to the history — the assistant message always, even with tool calls — then one
- * `usage` event and `post_request`. Failures are thrown as a `StreamFailure` saying whether
- * output was already streamed (then the turn fails instead of retrying: DESIGN.md §4.1).
+ * the provider's stream goes straight to the event stream (one emit per delta, no machine
+ * transition) while the response accumulates in the turn's draft; the finished response is
+ * appended to the history — the assistant message always, even with tool calls — then one
+ * `usage` event and `post_request`. A failed attempt resolves `{ ok: false }` saying whether
+ * output was already streamed: a response that showed output is never retried silently.
  * @module
  */
 import * as z from 'zod/mini';
-import type { StreamFailure, StreamOutput } from '../../../machines/turn.machine.js';
+import type { StreamInput, StreamOutput } from '../../../machines/turn.types.js';
+import type { Clock } from '../../clock.js';
 import { AgentError, Errors, toAgentError } from '../../errors.js';
 import { generateId } from '../../ids.js';
-import { costOf } from '../../providers/cost.js';
-import type { SessionRuntime, TurnState } from '../session-runtime.js';
+import type { ModelProvider } from '../../ports/model-provider.js';
+import { responseCost } from '../../providers/cost.js';
+import type { TurnPrompt } from '../../prompt/session-prompt.js';
 import { toolCallArguments } from '../../tools/parse-arguments.js';
-import type { ToolCallRequest } from '../../tools/tool-dispatcher.js';
 import {
   TokenUsageSchema,
+  type AgentEventPayload,
   type ChatEvent,
   type ChatRequest,
   type Message,
+  type ModelInfo,
   type TokenUsage,
+  type ToolCallRequest,
+  type ToolSpec,
 } from '../../types.js';
+import type { HookCaller } from '../session-scope.js';
+import type { ResponseDraft } from '../turn-run.js';
 
-function failure(error: AgentError, hadOutput: boolean): StreamFailure {
-  return { error, hadOutput };
-}
-
-function invalidEvent(rt: SessionRuntime, event: unknown): AgentError {
-  let shown: string;
-  try {
-    shown = JSON.stringify(event)?.slice(0, 200) ?? String(event);
-  } catch {
-    shown = String(event);
-  }
-  return Errors.provider(`provider '${rt.provider.id}' sent an invalid stream event: ${shown}`);
+/** What `streamModel` uses. */
+export interface StreamScope {
+  provider: ModelProvider;
+  model: ModelInfo;
+  prompt: Pick<TurnPrompt, 'build'>;
+  history: { readonly messages: readonly Message[]; recordUsage(usage: TokenUsage): void };
+  append(message: Message): void;
+  tools: readonly ToolSpec[];
+  draft: ResponseDraft;
+  hook: HookCaller;
+  emit(payload: AgentEventPayload): void;
+  clock: Clock;
 }
 
 /** Runs the `requesting` step once (one attempt). */
 export async function streamModel(
-  rt: SessionRuntime,
-  turn: TurnState,
-  attempt: number,
+  scope: StreamScope,
+  input: StreamInput,
   signal: AbortSignal,
 ): Promise<StreamOutput> {
   const initial: ChatRequest = {
-    model: rt.modelId,
-    systemPrompt: turn.systemPrompt,
+    model: scope.model.id,
+    systemPrompt: await scope.prompt.build(input.dynamicSections),
     // A copy: hooks and providers get the request, and nothing they do may reach the history.
-    messages: structuredClone(rt.context.messages) as Message[],
-    tools: [...rt.services.tools.specs],
+    messages: structuredClone(scope.history.messages) as Message[],
+    tools: [...scope.tools],
     purpose: 'turn',
   };
-  const pre = await rt.hook('pre_request', turn.id, { request: initial, attempt });
-  if (pre.aborted !== null) throw failure(Errors.requestBlocked(pre.aborted), false);
-  const request = pre.data.request;
+  const pre = await scope.hook('pre_request', { request: initial, attempt: input.attempt });
+  if (pre.aborted !== null) return { ok: false, error: Errors.requestBlocked(pre.aborted), hadOutput: false };
 
-  turn.draft = { text: '', reasoning: '', streamed: false };
-  const draft = turn.draft;
+  const { draft } = scope;
+  draft.clear();
   const toolCalls: ToolCallRequest[] = [];
   let usage: TokenUsage | null = null;
   let cost: number | undefined;
   let finishReason: string | null = null;
-  const started = Date.now();
+  const started = scope.clock.now();
 
   try {
-    for await (const event of rt.provider.chat(request, signal) as AsyncIterable<ChatEvent>) {
+    for await (const event of scope.provider.chat(pre.data.request, signal) as AsyncIterable<ChatEvent>) {
       // Once cancelled, nothing more of this response reaches the stream.
       if (signal.aborted) break;
       switch (event?.type) {
         case 'text_delta':
         case 'reasoning_delta':
-          if (typeof event.text !== 'string') throw invalidEvent(rt, event);
+          if (typeof event.text !== 'string') throw invalidEvent(scope.provider, event);
           if (event.text === '') break;
-          if (event.type === 'text_delta') draft.text += event.text;
-          else draft.reasoning += event.text;
-          draft.streamed = true;
-          rt.hub.emit(turn.id, { type: event.type, text: event.text });
+          draft.add(event.type, event.text);
+          scope.emit({ type: event.type, text: event.text });
           break;
         case 'tool_call':
           if (typeof event.toolName !== 'string' || typeof event.arguments !== 'string')
-            throw invalidEvent(rt, event);
+            throw invalidEvent(scope.provider, event);
           toolCalls.push({
             callId: typeof event.callId === 'string' && event.callId ? event.callId : `call_${generateId()}`,
             toolName: event.toolName,
@@ -89,62 +92,73 @@ export async function streamModel(
           break;
         case 'usage': {
           const parsed = z.safeParse(TokenUsageSchema, event.usage);
-          if (!parsed.success) throw invalidEvent(rt, event);
+          if (!parsed.success) throw invalidEvent(scope.provider, event);
           usage = parsed.data;
           cost = typeof event.cost === 'number' ? event.cost : undefined;
           break;
         }
         case 'done':
-          if (typeof event.finishReason !== 'string') throw invalidEvent(rt, event);
+          if (typeof event.finishReason !== 'string') throw invalidEvent(scope.provider, event);
           finishReason = event.finishReason;
           break;
         default:
-          throw invalidEvent(rt, event);
+          throw invalidEvent(scope.provider, event);
       }
     }
   } catch (error) {
-    const agentError = AgentError.isInstance(error)
+    // Whatever a provider throws is the provider's failure.
+    const failure = AgentError.isInstance(error)
       ? error
       : toAgentError(error, 'PROVIDER_ERROR', { source: 'provider' });
-    throw failure(agentError, draft.streamed);
+    return { ok: false, error: failure, hadOutput: draft.streamed };
   }
-  if (signal.aborted) throw failure(Errors.requestCancelled(), draft.streamed);
+  if (signal.aborted) return { ok: false, error: Errors.requestCancelled(), hadOutput: draft.streamed };
   if (finishReason === null) {
-    throw failure(
-      Errors.provider(`provider '${rt.provider.id}' ended the stream without a finish reason`, {
+    const error = Errors.provider(
+      `provider '${scope.provider.id}' ended the stream without a finish reason`,
+      {
         retryable: true,
-      }),
-      draft.streamed,
+      },
     );
+    return { ok: false, error, hadOutput: draft.streamed };
   }
 
   // The response is complete: it joins the history (and storage), the draft is spent.
-  rt.append({
+  scope.append({
     type: 'assistant',
     content: draft.text ? [{ type: 'text', text: draft.text }] : [],
     status: 'complete',
   });
   for (const call of toolCalls) {
-    rt.append({
+    scope.append({
       type: 'tool_call',
       callId: call.callId,
       toolName: call.toolName,
       arguments: toolCallArguments(call.arguments),
     });
   }
-  turn.draft = { text: '', reasoning: '', streamed: false };
+  draft.clear();
 
   if (usage) {
-    rt.context.recordUsage(usage);
-    const pricing = rt.model.pricing;
-    const reported = cost ?? (pricing ? costOf(usage, pricing) : undefined);
-    rt.hub.emit(turn.id, { type: 'usage', usage, ...(reported !== undefined && { cost: reported }) });
+    scope.history.recordUsage(usage);
+    const reported = responseCost(usage, cost, scope.model.pricing);
+    scope.emit({ type: 'usage', usage, ...(reported !== undefined && { cost: reported }) });
   }
-  await rt.hook('post_request', turn.id, {
+  await scope.hook('post_request', {
     usage,
     finishReason,
-    durationMs: Date.now() - started,
-    attempt,
+    durationMs: scope.clock.now() - started,
+    attempt: input.attempt,
   });
-  return { toolCalls, finishReason, usage };
+  return { ok: true, toolCalls, finishReason, usage };
+}
+
+function invalidEvent(provider: ModelProvider, event: unknown): AgentError {
+  let shown: string;
+  try {
+    shown = JSON.stringify(event)?.slice(0, 200) ?? String(event);
+  } catch {
+    shown = String(event);
+  }
+  return Errors.provider(`provider '${provider.id}' sent an invalid stream event: ${shown}`);
 }

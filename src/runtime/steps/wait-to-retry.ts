@@ -4,24 +4,33 @@
  * `Retry-After` when it sent one, else full jitter, never above `maxDelayMs`.
  * @module
  */
+import type { RetryInput, RetryOutput } from '../../../machines/turn.types.js';
+import type { Clock } from '../../clock.js';
+import { retryDelayMs, type RetryDelaySettings } from '../../providers/retry-policy.js';
 import type { AgentError } from '../../errors.js';
-import { retryDelayMs } from '../../providers/retry-policy.js';
-import type { SessionRuntime, TurnState } from '../session-runtime.js';
 import { sleep } from '../../timeout.js';
+import type { HookCaller } from '../session-scope.js';
+
+/** What `waitToRetry` uses. */
+export interface RetryScope {
+  retry: RetryDelaySettings;
+  /** Source of the jitter (tests pin it). */
+  random: () => number;
+  clock: Clock;
+  hook: HookCaller;
+  report(error: AgentError): void;
+}
 
 /** Runs the `waitingToRetry` step; resolves `{ retry: false }` when a hook stopped the retries. */
 export async function waitToRetry(
-  rt: SessionRuntime,
-  turn: TurnState,
-  attempt: number,
-  error: AgentError,
+  scope: RetryScope,
+  input: RetryInput,
   signal: AbortSignal,
-  random: () => number = Math.random,
-): Promise<{ retry: boolean }> {
-  rt.reportError(turn.id, error);
-  const delayMs = retryDelayMs(attempt, rt.services.config.retry, error, random);
-  const hook = await rt.hook('on_retry', turn.id, { attempt, delayMs, error });
+): Promise<RetryOutput> {
+  scope.report(input.error);
+  const delayMs = retryDelayMs(input.attempt, scope.retry, input.error, scope.random);
+  const hook = await scope.hook('on_retry', { attempt: input.attempt, delayMs, error: input.error });
   if (hook.aborted !== null) return { retry: false };
-  await sleep(delayMs, signal);
+  await sleep(delayMs, signal, scope.clock);
   return { retry: true };
 }

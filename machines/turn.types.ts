@@ -1,0 +1,121 @@
+/**
+ * What flows in and out of the Turn machine and each of its steps. The chart builds every step's
+ * input from its context and assigns the step's output back, so these types are the data flow
+ * of a turn, readable without the implementations.
+ * @module
+ */
+import type { AgentError } from '../src/errors.js';
+import type { TokenUsage, ToolCallRequest } from '../src/types.js';
+
+/** How a turn ended. */
+export type TurnStatus = 'completed' | 'cancelled' | 'failed';
+
+/** What the Turn machine starts with: ids, limits, and the session's counters it may change. */
+export interface TurnInput {
+  turnId: string;
+  sessionId: string;
+  /** Retries after the first attempt of one request. */
+  maxRetries: number;
+  /** Tool calls allowed in this turn. */
+  maxToolCallsPerTurn: number;
+  /** Compaction failures in a row so far in the session (the breaker's count). */
+  compactionFailures: number;
+  /** The breaker opens at this many failures in a row: no more compaction in the session. */
+  maxCompactionFailures: number;
+  /** Whether this turn, if it completes, is a memory checkpoint. */
+  checkpointDue: boolean;
+}
+
+/** The outcome of a turn, and the session counters it changed. */
+export interface TurnOutput {
+  status: TurnStatus;
+  usage: TokenUsage;
+  finishReason: string;
+  error: AgentError | null;
+  compactionFailures: number;
+  /** Whether the memory checkpoint ran. */
+  checkpointed: boolean;
+}
+
+/** Which turn of which session: every step's input starts with it. */
+export interface StepInput {
+  turnId: string;
+  sessionId: string;
+}
+
+/** Output of `startTurn`. */
+export interface StartTurnOutput {
+  /** The dynamic prompt sections `turn_start` produced. */
+  dynamicSections: string[];
+}
+
+/** Input of `prepareRequest`. */
+export interface PrepareInput extends StepInput {
+  dynamicSections: string[];
+}
+/** Output of `prepareRequest`. */
+export interface PrepareOutput {
+  /** Whether the next request is over the compaction threshold. */
+  needsCompaction: boolean;
+}
+
+/** Input of `compactContext`. */
+export interface CompactInput extends StepInput {
+  dynamicSections: string[];
+  compactionFailures: number;
+  maxCompactionFailures: number;
+}
+/** Output of `compactContext`. */
+export interface CompactOutput {
+  /** Usage of the summary request, when one was made. */
+  usage: TokenUsage | null;
+  /** The breaker's count after this attempt (0 after a success). */
+  compactionFailures: number;
+}
+
+/** Input of `streamModel`. */
+export interface StreamInput extends StepInput {
+  attempt: number;
+  dynamicSections: string[];
+}
+/**
+ * Output of `streamModel`: one finished model response, or the failure of the attempt and
+ * whether output was already streamed (then a retry would replay it, so the turn fails instead).
+ */
+export type StreamOutput =
+  | { ok: true; toolCalls: ToolCallRequest[]; finishReason: string; usage: TokenUsage | null }
+  | { ok: false; error: AgentError; hadOutput: boolean };
+
+/** Input of `waitToRetry`. */
+export interface RetryInput extends StepInput {
+  /** The attempt that failed. */
+  attempt: number;
+  error: AgentError;
+}
+/** Output of `waitToRetry`: `false` when an `on_retry` hook stopped the retries. */
+export interface RetryOutput {
+  retry: boolean;
+}
+
+/** Input of `runToolBatch`. */
+export interface ToolBatchInput extends StepInput {
+  calls: ToolCallRequest[];
+}
+/** Output of `runToolBatch`. */
+export interface ToolBatchOutput {
+  /** Calls in the batch (skipped ones included: each got a result). */
+  count: number;
+}
+
+/** Input of `endTurn`. */
+export interface EndTurnInput extends StepInput {
+  status: TurnStatus;
+  usage: TokenUsage;
+  error: AgentError | null;
+  /** Run the memory checkpoint (only ever set for a completed turn). */
+  checkpointDue: boolean;
+}
+/** Output of `endTurn`. */
+export interface EndTurnOutput {
+  checkpointed: boolean;
+}

@@ -1,0 +1,14 @@
+/**
+ * The keys of the `metadata` records the runtime stores beside a session's messages. Storages
+ * may read them (a summary's `modelId` comes from `session_config`); resume reads all of them.
+ * @module
+ */
+
+/** The session config with its resolved `modelId`, saved when a session is created. */
+export const SESSION_CONFIG_KEY = 'session_config';
+
+/** The full compacted history, saved after every compaction: resume starts from the last one. */
+export const CONTEXT_SNAPSHOT_KEY = 'context_snapshot';
+
+/** `{ turnId }` of a turn that ran the memory checkpoint: resume counts the next from there. */
+export const MEMORY_CHECKPOINT_KEY = 'memory_checkpoint';

@@ -1,0 +1,28 @@
+/**
+ * The agent-wide services every session shares, fixed at `build()`.
+ * @module
+ */
+import type { Clock } from '../clock.js';
+import type { ResolvedAgentConfig } from '../config.js';
+import type { HookRegistry } from '../hooks/hook-registry.js';
+import type { PluginManager } from '../plugins/plugin-manager.js';
+import type { MemoryStorage, SessionStorage } from '../ports/storage.js';
+import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { SkillManager } from '../skills/skill-manager.js';
+import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
+
+/** What `build()` hands to the `Agent`. */
+export interface AgentServices {
+  config: ResolvedAgentConfig;
+  /** `config.clock`, or the system clock. */
+  clock: Clock;
+  providers: ProviderRegistry;
+  tools: ToolDispatcher;
+  /** Characters of the tool specs' JSON, for token estimates (computed once). */
+  toolSpecsChars: number;
+  hooks: HookRegistry;
+  skills: SkillManager;
+  plugins: PluginManager;
+  sessionStorage: SessionStorage | null;
+  memoryStorage: MemoryStorage | null;
+}

@@ -1,0 +1,148 @@
+/**
+ * `SessionScope`: one session's owned parts — its history, event stream, pending writes and
+ * prompt — plus the side channels of the turn in flight. The machines never hold it: the wiring
+ * reaches it by session id and hands each step only the narrow scope that step declares, so no
+ * service object enters machine input, context or snapshots.
+ * @module
+ */
+import { isoNow, type Clock } from '../clock.js';
+import { ContextManager } from '../context/context-manager.js';
+import type { AgentError } from '../errors.js';
+import { EventHub } from '../events/event-hub.js';
+import type { HookDispatchOutcome } from '../hooks/hook-registry.js';
+import { PendingWrites } from '../persistence/pending-writes.js';
+import { messageToEvent, type StoredSessionConfig } from '../persistence/replay.js';
+import type { HookDataMap } from '../ports/plugin.js';
+import type { ModelProvider } from '../ports/model-provider.js';
+import { SessionPrompt, TurnPrompt } from '../prompt/session-prompt.js';
+import {
+  ZERO_USAGE,
+  type HookEvent,
+  type Message,
+  type ModelInfo,
+  type SessionEventPayload,
+  type UserInput,
+} from '../types.js';
+import type { AgentServices } from './agent-services.js';
+import { TurnRun } from './turn-run.js';
+
+/** Dispatches a hook for one turn (or for none); handler failures are already reported. */
+export type HookCaller = <E extends HookEvent>(
+  event: E,
+  data: HookDataMap[E],
+) => Promise<HookDispatchOutcome<E>>;
+
+/** One session's parts. */
+export class SessionScope {
+  readonly history: ContextManager;
+  readonly events: EventHub;
+  readonly writes: PendingWrites;
+  readonly prompt: SessionPrompt;
+  /** Resolves when the Session machine reached `closed`. */
+  readonly closed: Promise<void>;
+  #resolveClosed!: () => void;
+  #turn: TurnRun | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly services: AgentServices,
+    readonly provider: ModelProvider,
+    readonly model: ModelInfo,
+    readonly sessionConfig: StoredSessionConfig,
+    history: readonly Message[],
+  ) {
+    const { config } = services;
+    this.history = new ContextManager(history);
+    this.events = new EventHub(id, services.clock);
+    // A failed write is reported on the turn it belongs to: writes are drained before a turn's
+    // terminal event, so a turn's failures never arrive after it ended.
+    this.writes = new PendingWrites(id, services.sessionStorage, (error) =>
+      this.report(this.#turn?.id ?? null, error),
+    );
+    this.prompt = new SessionPrompt(() => ({
+      systemInstructions: config.systemInstructions,
+      ...(sessionConfig.systemPromptOverride !== undefined && {
+        systemPromptOverride: sessionConfig.systemPromptOverride,
+      }),
+      ...(config.personality !== undefined && { personality: config.personality }),
+      skills: services.skills.implicitSkills(),
+      plugins: services.plugins.descriptors(),
+    }));
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+  }
+
+  /** The resolved model id. */
+  get modelId(): string {
+    return this.sessionConfig.modelId;
+  }
+
+  /** The agent's clock. */
+  get clock(): Clock {
+    return this.services.clock;
+  }
+
+  /** Appends a message to the history and hands it to storage (unless `persist` is false). */
+  append(message: Message, persist = true): void {
+    this.history.push(message);
+    if (persist) this.writes.enqueue(messageToEvent(message, isoNow(this.clock)));
+  }
+
+  /** Hands a record that is not a message (metadata) to storage. */
+  record(payload: SessionEventPayload): void {
+    this.writes.enqueue({ timestamp: isoNow(this.clock), payload });
+  }
+
+  /** Emits an `error` event: non-fatal, or the fatal terminal one of a turn. */
+  report(turnId: string | null, error: AgentError, fatal = false): void {
+    this.events.emit(turnId, { type: 'error', error: error.toJSON(), fatal });
+  }
+
+  /** A hook caller for `turnId` (`null`: outside a turn) that reports handler failures. */
+  hooks(turnId: string | null): HookCaller {
+    return async (event, data) => {
+      const outcome = await this.services.hooks.dispatch(event, { sessionId: this.id, turnId }, data);
+      for (const failure of outcome.failures) this.report(turnId, failure);
+      return outcome;
+    };
+  }
+
+  /** Opens the side channels of a new turn (the Session machine allows one at a time). */
+  beginTurn(id: string, input: UserInput): TurnRun {
+    const prompt = new TurnPrompt(this.prompt, this.services.config.environmentContext, (error) =>
+      this.report(id, error),
+    );
+    this.#turn = new TurnRun(id, input, this.events.openTurn(id), prompt);
+    return this.#turn;
+  }
+
+  /** The side channels of the turn in flight; a step of any other turn is a bug. */
+  turn(id: string): TurnRun {
+    if (this.#turn?.id !== id) throw new Error(`turn '${id}' is not in flight in session '${this.id}'`);
+    return this.#turn;
+  }
+
+  /** Closes a turn's side channels after its terminal event. */
+  endTurn(id: string): void {
+    this.events.closeTurn(id);
+    if (this.#turn?.id === id) this.#turn = null;
+  }
+
+  /**
+   * Reports a failure outside any step's own handling. When a turn is in flight (its machine
+   * crashed), the error becomes its fatal terminal event and its result; otherwise it is a
+   * session-level error event.
+   */
+  abandonTurn(error: AgentError): void {
+    const turn = this.#turn;
+    if (!turn) return this.report(null, error);
+    this.report(turn.id, error, true);
+    this.endTurn(turn.id);
+    turn.settle({ status: 'failed', usage: ZERO_USAGE, error });
+  }
+
+  /** Completes the session's event stream (the Session machine's last act). */
+  finish(): void {
+    this.events.complete();
+    this.#resolveClosed();
+  }
+}

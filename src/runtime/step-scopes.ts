@@ -1,0 +1,159 @@
+/**
+ * Each step's narrow scope, cut from the session's parts and the side channels of its turn. A
+ * step sees only what its scope type declares, so what feeds a step is visible in one place and
+ * each step can be unit-tested with plain objects.
+ * @module
+ */
+import { compactionThreshold } from '../context/token-estimate.js';
+import { loadSessionMemories, runMemoryExtraction, type MemoryScope } from '../memory/extraction.js';
+import type { Message } from '../types.js';
+import type { SessionScope } from './session-scope.js';
+import type { CloseSessionScope } from './steps/close-session.js';
+import type { CompactScope } from './steps/compact-context.js';
+import type { EndTurnScope } from './steps/end-turn.js';
+import type { OpenSessionScope } from './steps/open-session.js';
+import type { PrepareScope } from './steps/prepare-request.js';
+import type { StartTurnScope } from './steps/start-turn.js';
+import type { StreamScope } from './steps/stream-model.js';
+import type { ToolBatchScope } from './steps/run-tool-batch.js';
+import type { RetryScope } from './steps/wait-to-retry.js';
+import type { TurnRun } from './turn-run.js';
+
+/** Events, reports and hooks of one turn. */
+function turnChannel(session: SessionScope, turn: TurnRun) {
+  return {
+    emit: (payload: Parameters<SessionScope['events']['emit']>[1]) =>
+      void session.events.emit(turn.id, payload),
+    report: (error: Parameters<SessionScope['report']>[1]) => session.report(turn.id, error),
+    hook: session.hooks(turn.id),
+  };
+}
+
+function estimator(session: SessionScope) {
+  return (systemPrompt: string, messages?: readonly Message[]) =>
+    session.history.estimateTokens(systemPrompt.length, session.services.toolSpecsChars, messages);
+}
+
+/** The session's memory work, or `null` without memory config or storage. */
+export function memoryScope(session: SessionScope): MemoryScope | null {
+  const { config, memoryStorage, providers } = session.services;
+  if (!config.memory || !memoryStorage) return null;
+  return {
+    sessionId: session.id,
+    config: config.memory,
+    storage: memoryStorage,
+    modelId: session.modelId,
+    resolveModel: (modelId) => providers.resolve(modelId),
+    clock: session.clock,
+    emit: (payload) => void session.events.emit(null, payload),
+    report: (error) => session.report(null, error),
+  };
+}
+
+/** Extraction over the session's current history, or `null` without memory. */
+function memoryExtraction(session: SessionScope) {
+  const scope = memoryScope(session);
+  if (!scope) return null;
+  return (signal: AbortSignal) =>
+    runMemoryExtraction(scope, session.history.messages, session.prompt.memories, signal);
+}
+
+export function startTurnScope(session: SessionScope, turn: TurnRun): StartTurnScope {
+  return {
+    input: turn.input,
+    hook: session.hooks(turn.id),
+    skills: session.services.skills,
+    append: (message) => session.append(message),
+  };
+}
+
+export function prepareScope(session: SessionScope, turn: TurnRun): PrepareScope {
+  const { compaction } = session.services.config;
+  return {
+    prompt: turn.prompt,
+    estimateTokens: estimator(session),
+    compactionThreshold: compaction.enabled
+      ? compactionThreshold(session.model.contextWindow, compaction)
+      : null,
+  };
+}
+
+export function compactScope(session: SessionScope, turn: TurnRun): CompactScope {
+  const { compaction } = session.services.config;
+  return {
+    ...turnChannel(session, turn),
+    provider: session.provider,
+    model: session.model,
+    history: session.history,
+    prompt: turn.prompt,
+    sessionPrompt: session.prompt,
+    estimateTokens: estimator(session),
+    threshold: compactionThreshold(session.model.contextWindow, compaction),
+    keepRecentToolResults: compaction.keepRecentToolResults,
+    keepRecentRatio: compaction.keepRecentRatio,
+    record: (payload) => session.record(payload),
+  };
+}
+
+export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
+  const { emit, hook } = turnChannel(session, turn);
+  return {
+    provider: session.provider,
+    model: session.model,
+    prompt: turn.prompt,
+    history: session.history,
+    append: (message) => session.append(message),
+    tools: session.services.tools.specs,
+    draft: turn.draft,
+    hook,
+    emit,
+    clock: session.clock,
+  };
+}
+
+export function retryScope(session: SessionScope, turn: TurnRun, random: () => number): RetryScope {
+  const { hook, report } = turnChannel(session, turn);
+  return { retry: session.services.config.retry, random, clock: session.clock, hook, report };
+}
+
+export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchScope {
+  const { emit, report } = turnChannel(session, turn);
+  return {
+    tools: session.services.tools,
+    cancelSignal: turn.toolCancel.signal,
+    emit,
+    report,
+    append: (message) => session.append(message),
+  };
+}
+
+export function endTurnScope(session: SessionScope, turn: TurnRun): EndTurnScope {
+  return {
+    draft: turn.draft,
+    append: (message, persist) => session.append(message, persist),
+    record: (payload) => session.record(payload),
+    drainWrites: () => session.writes.drain(),
+    extractMemories: memoryExtraction(session),
+    hook: session.hooks(turn.id),
+  };
+}
+
+export function openSessionScope(session: SessionScope): OpenSessionScope {
+  const memory = memoryScope(session);
+  return {
+    sessionConfig: session.sessionConfig,
+    record: (payload) => session.record(payload),
+    hook: session.hooks(null),
+    loadMemories: memory && (() => loadSessionMemories(memory)),
+    useMemories: (memories) => session.prompt.useMemories(memories),
+    report: (error) => session.report(null, error),
+  };
+}
+
+export function closeSessionScope(session: SessionScope): CloseSessionScope {
+  return {
+    hook: session.hooks(null),
+    extractMemories: memoryExtraction(session),
+    drainWrites: () => session.writes.drain(),
+  };
+}

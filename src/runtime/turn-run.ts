@@ -1,0 +1,53 @@
+/**
+ * `TurnRun`: the side channels of the turn in flight — what must not enter machine context. The
+ * user's input and the streaming draft are conversation (snapshots never hold it), the replay
+ * stream and the result promise are handed to the user, and the tool-cancel signal reaches a
+ * running batch without stopping it.
+ * @module
+ */
+import type { Observable } from 'rxjs';
+import type { TurnPrompt } from '../prompt/session-prompt.js';
+import type { AgentEvent, TurnResult, UserInput } from '../types.js';
+
+/** The response being streamed: it outlives the streaming step, so a cancel can keep it. */
+export class ResponseDraft {
+  text = '';
+  reasoning = '';
+  /** Whether any delta of the current response reached the event stream. */
+  streamed = false;
+
+  /** Adds one delta. */
+  add(kind: 'text_delta' | 'reasoning_delta', text: string): void {
+    if (kind === 'text_delta') this.text += text;
+    else this.reasoning += text;
+    this.streamed = true;
+  }
+
+  /** Empties the draft (a new attempt, or the response was recorded). */
+  clear(): void {
+    this.text = '';
+    this.reasoning = '';
+    this.streamed = false;
+  }
+}
+
+/** The turn in flight. */
+export class TurnRun {
+  /** Aborted by `CANCEL` during a tool batch: calls not yet started are skipped. */
+  readonly toolCancel = new AbortController();
+  readonly draft = new ResponseDraft();
+  /** Settles when the turn has ended and is durable; never rejects. */
+  readonly result: Promise<TurnResult>;
+  readonly settle: (result: TurnResult) => void;
+
+  constructor(
+    readonly id: string,
+    readonly input: UserInput,
+    readonly events: Observable<AgentEvent>,
+    readonly prompt: TurnPrompt,
+  ) {
+    let settle!: (result: TurnResult) => void;
+    this.result = new Promise<TurnResult>((resolve) => (settle = resolve));
+    this.settle = settle;
+  }
+}
