@@ -80,7 +80,7 @@ export const AgentConfigSchema = z.strictObject({
   ),
 });
 
-/** Context compaction settings (DESIGN.md §4.1). */
+/** Context compaction settings. */
 export interface CompactionConfig {
   /** Default `true`. */
   enabled?: boolean;

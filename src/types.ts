@@ -1,5 +1,5 @@
 /**
- * The runtime's values: every type of the public contract (DESIGN.md §4) as a `zod/mini` schema
+ * The runtime's values: every type of the public contract as a `zod/mini` schema
  * with its inferred type beside it. The library validates with `zod/mini` (≈4 kB gzipped instead
  * of classic zod's ≈92 kB); both flavours share zod 4's core, so user schemas may use either.
  *
@@ -13,7 +13,7 @@ import type { AgentError } from './errors.js';
 const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
 const isoTimestamp = () => z.iso.datetime({ offset: true });
 
-/** All error codes an {@link AgentError} can carry (seed §16 plus the runtime's own). */
+/** All error codes an {@link AgentError} can carry. */
 export const AGENT_ERROR_CODES = [
   'NO_MODEL_PROVIDER',
   'NAME_CONFLICT',

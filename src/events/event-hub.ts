@@ -2,7 +2,7 @@
  * The event stream of one session: numbers every event (`sequence` from 1, +1 per event, across
  * turns), publishes it live on `session.events`, and keeps each turn's events in a replay buffer
  * so `turn.events` gives a late subscriber the whole turn. Deltas come here straight from the
- * streaming actor — no machine transition per token (DESIGN.md §3).
+ * streaming actor — no machine transition per token.
  * @module
  */
 import { Observable, ReplaySubject, Subject } from 'rxjs';

@@ -1,5 +1,5 @@
 /**
- * What a hook's `continue_with` data must look like, per event (DESIGN.md §4.1 hook table).
+ * What a hook's `continue_with` data must look like, per event.
  * Only the events whose `continue_with` changes something have a schema; for the others the
  * runtime ignores the data, so the chain keeps the original.
  * @module
@@ -33,8 +33,3 @@ export const CONTINUE_WITH_SCHEMAS: Partial<Record<HookEvent, $ZodType>> = {
     attempt: z.number().check(z.int(), z.minimum(1)),
   }),
 };
-
-/** Whether `continue_with` data of `event` replaces the data (else it is ignored). */
-export function honoursContinueWith(event: HookEvent): boolean {
-  return CONTINUE_WITH_SCHEMAS[event] !== undefined;
-}

@@ -1,6 +1,6 @@
 /**
- * `HookRegistry`: the plugins' hook handlers per event, and their dispatch (seed §13, DESIGN.md
- * §4.1 hook table). Handlers run one after another in registration order; `continue_with` hands
+ * `HookRegistry`: the plugins' hook handlers per event, and their dispatch (what each event's
+ * data holds and what `continue_with` may change is in `continue-with-schemas.ts`). Handlers run one after another in registration order; `continue_with` hands
  * its data to the next handler; `abort` stops the chain. What an abort or new data *means* is the
  * caller's business — dispatch only reports them.
  * @module

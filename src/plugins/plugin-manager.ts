@@ -1,5 +1,5 @@
 /**
- * `PluginManager`: the plugins' lifecycle (seed §5.3, §7). At build: validate every plugin,
+ * `PluginManager`: the plugins' lifecycle. At build: validate every plugin,
  * `initialize(config)` each in registration order, then `apply(ctx)` each so it taps its hooks.
  * At shutdown: `shutdown()` each in reverse order.
  * @module

@@ -28,9 +28,9 @@ export const ToolResultTexts = {
   /** The schema itself failed while validating (e.g. a refinement threw). */
   validationFailed: (name: string, error: unknown): string =>
     `Could not validate the arguments of tool '${name}': ${describeError(error)}`,
-  /** A `before_tool_use` handler aborted the call (text fixed by the seed). */
+  /** A `before_tool_use` handler aborted the call (a fixed text plugins may match on). */
   abortedByHook: (reason: string): string => `Tool aborted by hook: ${reason}`,
-  /** The call ran past the tool timeout (text fixed by the seed). */
+  /** The call ran past the tool timeout (a fixed text plugins may match on). */
   timedOut: (timeoutMs: number): string => `Tool timed out after ${timeoutMs}ms`,
   /** `execute` threw or rejected. */
   failed: (name: string, error: unknown): string => `Tool '${name}' failed: ${describeError(error)}`,

@@ -35,7 +35,7 @@ function estimator(session: SessionScope) {
 }
 
 /** The session's memory work, or `null` without memory config or storage. */
-export function memoryScope(session: SessionScope): MemoryScope | null {
+function memoryScope(session: SessionScope): MemoryScope | null {
   const { config, memoryStorage, providers } = session.services;
   if (!config.memory || !memoryStorage) return null;
   return {
