@@ -413,7 +413,7 @@ export const HookPayloadSchema = z.strictObject({
   turnId: z.nullable(z.string()),
   /** The config the plugin was registered with. */
   pluginConfig: z.unknown(),
-  /** Event-specific data: see the README's hook table. */
+  /** Event-specific data: see the hook table in `docs/hooks-and-plugins.md`. */
   data: z.unknown(),
   timestamp: isoTimestamp(),
 });
