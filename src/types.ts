@@ -3,8 +3,8 @@
  * with its inferred type beside it. The library validates with `zod/mini` (≈4 kB gzipped instead
  * of classic zod's ≈92 kB); both flavours share zod 4's core, so user schemas may use either.
  *
- * This file is a deliberate single home for the contract's values (like XState's `types.ts`):
- * one place to read what crosses a boundary.
+ * This file is a deliberate single home for the contract's values, and so longer than the rest:
+ * one place to read everything that crosses a boundary, in the order a reader meets it.
  * @module
  */
 import * as z from 'zod/mini';

@@ -1,6 +1,7 @@
 /**
- * One ordered write queue per session: messages are persisted as they are appended without the
- * machine waiting on storage mid-stream. Writes are handed to the storage in append order
+ * `PendingWrites`: what a session has handed to storage and not yet seen settle. Messages are
+ * persisted as they are appended, without the machine waiting on storage mid-stream: each write
+ * is handed to the storage at once, in append order
  * (without waiting for the previous one, so a batching storage such as IndexedDB can group a
  * burst); `drain()` waits for everything handed over so far — at the end of each turn and at
  * close, so `turn.result` resolves only once the turn is durable. A failed write is reported and
