@@ -44,9 +44,7 @@ export class Agent {
       },
       shutdownPlugins: async () => {
         // Bounded like a hook: a plugin that never finishes must not hang agent.shutdown().
-        this.#unowned.push(
-          ...(await services.plugins.shutdown(services.config.hookTimeoutMs, services.clock)),
-        );
+        this.#unowned.push(...(await services.plugins.shutdown()));
       },
       reportUnowned: (error) => this.#unowned.push(error),
     });

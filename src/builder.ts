@@ -172,7 +172,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       }
     }
 
-    const plugins = new PluginManager(this.#plugins);
+    const plugins = new PluginManager(this.#plugins, { timeoutMs: config.hookTimeoutMs, clock });
     try {
       await plugins.initialize(hooks);
     } catch (error) {

@@ -17,8 +17,8 @@ const toolCallShape = {
 
 /**
  * Schema of the replacement data for each event whose `continue_with` is honoured.
- * `z.object` (not strict) so a handler may spread the payload's data and change one field;
- * unknown keys are dropped.
+ * `z.object` (not strict) so a handler may spread the payload's data and change one field; the
+ * runtime reads only these fields, and keys a handler added are passed on to the next handler.
  */
 export const CONTINUE_WITH_SCHEMAS: Partial<Record<HookEvent, $ZodType>> = {
   turn_start: z.array(z.string()),

@@ -56,8 +56,14 @@ export class SessionScope {
     this.events = new EventHub(id, services.clock);
     // A failed write is reported on the turn it belongs to: writes are drained before a turn's
     // terminal event, so a turn's failures never arrive after it ended.
-    this.writes = new PendingWrites(id, services.sessionStorage, (error) =>
-      this.report(this.#turn?.id ?? null, error),
+    this.writes = new PendingWrites(
+      id,
+      services.sessionStorage,
+      (error) => this.report(this.#turn?.id ?? null, error),
+      {
+        timeoutMs: config.storageTimeoutMs,
+        clock: services.clock,
+      },
     );
     this.prompt = new SessionPrompt(() => ({
       systemInstructions: config.systemInstructions,
