@@ -130,6 +130,7 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
 export function endTurnScope(session: SessionScope, turn: TurnRun): EndTurnScope {
   return {
     draft: turn.draft,
+    history: session.history,
     append: (message, persist) => session.append(message, persist),
     record: (payload) => session.record(payload),
     drainWrites: () => session.writes.drain(),
