@@ -16,7 +16,7 @@ import { nowIso } from '../ids.js';
 import type { HookDataMap } from '../ports/plugin.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage, SessionStorage } from '../ports/storage.js';
-import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { ProviderDirectory } from '../providers/provider-directory.js';
 import type { SkillManager } from '../skills/skill-manager.js';
 import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
 import type { AgentEvent, HookEvent, Memory, Message, ModelInfo, TurnResult, UserInput } from '../types.js';
@@ -26,7 +26,7 @@ import { PendingWrites } from '../persistence/pending-writes.js';
 /** The agent-wide services every session shares (immutable after `build()`). */
 export interface AgentServices {
   config: ResolvedAgentConfig;
-  providers: ProviderRegistry;
+  providers: ProviderDirectory;
   tools: ToolDispatcher;
   /** Characters of the tool specs' JSON, for token estimates (computed once). */
   toolSpecsChars: number;
