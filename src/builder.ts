@@ -14,7 +14,7 @@ import { PluginManager, type PluginRegistration } from './plugins/plugin-manager
 import type { ModelProvider } from './ports/model-provider.js';
 import type { Plugin } from './ports/plugin.js';
 import type { MemoryStorage, SessionStorage } from './ports/storage.js';
-import type { ToolHandler } from './ports/tool-handler.js';
+import { parametersSchemaProblem, type ToolHandler } from './ports/tool-handler.js';
 import { ProviderDirectory } from './providers/provider-directory.js';
 import { SkillManager } from './skills/skill-manager.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
@@ -29,10 +29,9 @@ const ToolShapeSchema = z.object({
     .string()
     .check(z.regex(TOOL_NAME, 'must be 1–64 characters of a-z, A-Z, 0-9, _ or - (what model APIs accept)')),
   description: z.string(),
-  parameters: z.custom<object>(
-    (v) => typeof v === 'object' && v !== null && '_zod' in v,
-    'expected a zod schema',
-  ),
+  parameters: z.custom<object>((v) => parametersSchemaProblem(v) === undefined, {
+    error: (issue) => parametersSchemaProblem(issue.input),
+  }),
   mutating: z.optional(z.boolean()),
   execute: z.custom<() => unknown>((v) => typeof v === 'function', 'expected function'),
 });
