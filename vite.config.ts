@@ -23,6 +23,9 @@ export default defineConfig({
     },
     rolldownOptions: {
       external,
+      // An inlined constant would leave a bare `import './x.js'` behind, which an app's bundler
+      // reports as ignored (the package has no side effects); keep imports as bindings.
+      optimization: { inlineConst: false },
       // `src/x.ts` → `dist/x.js`, `machines/y.ts` → `dist/machines/y.js`.
       output: { preserveModules: true, preserveModulesRoot: 'src', entryFileNames: '[name].js' },
     },
