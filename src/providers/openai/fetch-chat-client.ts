@@ -43,7 +43,7 @@ const QUIET_LOGGING = {} as Parameters<typeof Stream.fromSSEResponse>[2];
  */
 export function createFetchChatClient(options: FetchChatClientOptions): OpenAIChatClient {
   const apiKey = options.apiKey ?? readEnv('OPENAI_API_KEY');
-  if (!apiKey) {
+  if (apiKey === undefined) {
     throw Errors.invalidInput(
       'OpenAIProvider options: no API key: pass `apiKey` or set the OPENAI_API_KEY environment variable',
     );

@@ -51,8 +51,8 @@ const OpenAIProviderOptionsSchema = z.extend(OpenAIProviderConfigSchema, {
 
 /**
  * Streams Chat Completions from OpenAI (default) or any OpenAI-compatible `baseURL`. Needs the
- * `openai` package (an optional peer dependency, 6.49 or later): its SSE stream and error classes
- * over `fetch`, or the whole SDK client you pass as `client`.
+ * `openai` package (an optional peer dependency, 6.49 or later, before 8): its SSE stream and
+ * error classes over `fetch`, or the whole SDK client you pass as `client`.
  *
  * - Sends the system prompt and history (see `toWireMessages`), the tools as functions, and
  *   `stream_options: { include_usage: true }`; `maxOutputTokens` goes in `maxTokensField`
@@ -60,13 +60,13 @@ const OpenAIProviderOptionsSchema = z.extend(OpenAIProviderConfigSchema, {
  * - Emits text and reasoning deltas as they arrive, then the whole tool calls, at most one
  *   `usage` (with `cost` from the server or from `ModelInfo.pricing`), and `done`.
  * - It never retries (a `client` passed in gets `maxRetries: 0` on every request): the runtime
- *   owns retries. Failures are
- *   `PROVIDER_ERROR`s, retryable for HTTP 408/409/429/5xx, network failures and a stream that
- *   breaks before the finish reason; with `retryAfterMs` when the server sent `Retry-After`.
+ *   owns retries. Failures are `PROVIDER_ERROR`s, retryable for HTTP 408/409/429/5xx, network
+ *   failures and a stream that breaks before the finish reason; with `retryAfterMs` when the
+ *   server sent `Retry-After` or `retry-after-ms`.
  * - Aborting `signal` ends the HTTP request at once and throws `REQUEST_CANCELLED`.
  *
  * Without a `client` it logs nothing: every failure reaches the runtime as an `AgentError`. Pass
- * your own `client` to keep the SDK's logging (or its retries of other calls, custom `fetch`…).
+ * your own `client` for the SDK's logging, a custom `fetch`, Azure, and the like.
  * @example
  * const provider = new OpenAIProvider({
  *   baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama', maxTokensField: 'max_tokens',
