@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentBuilder } from '../../src/builder.js';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import { OpenAIProvider } from '../../src/openai.js';
 import type { AgentEventPayload } from '../../src/types.js';
 import {
   ChatCompletionsServer,

@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import { OpenAIProvider } from '../../src/openai.js';
 import type { ChatRequest } from '../../src/types.js';
 import {
   ChatCompletionsServer,

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import { OpenAIProvider } from '../../src/openai.js';
 import type { ChatRequest } from '../../src/types.js';
 import {
   ChatCompletionsServer,

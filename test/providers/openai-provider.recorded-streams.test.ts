@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import { OpenAIProvider } from '../../src/openai.js';
 import type { ChatEvent, ChatRequest, TokenUsage } from '../../src/types.js';
 import {
   ChatCompletionsServer,

@@ -3,7 +3,7 @@
  * real `openai` SDK.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIProvider, type OpenAIProviderOptions } from '../../src/providers/openai/openai-provider.js';
+import { OpenAIProvider, type OpenAIProviderOptions } from '../../src/openai.js';
 import type { ChatRequest } from '../../src/types.js';
 import { ChatCompletionsServer, collect, sseEvent, streamText } from './support/chat-completions-server.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
 import type { ModelProvider } from '../../src/ports/model-provider.js';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import { OpenAIProvider } from '../../src/openai.js';
 import { ProviderRegistry } from '../../src/providers/provider-registry.js';
 import type { ChatEvent, ChatRequest, ModelInfo } from '../../src/types.js';
 import { ChatCompletionsServer, collect, sseEvent, streamText } from './support/chat-completions-server.js';
