@@ -57,6 +57,32 @@ const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${n
 
 const ids = (context: TurnContext): StepInput => ({ turnId: context.turnId, sessionId: context.sessionId });
 
+/** A step that crashed (a bug the wiring labelled) fails the turn with its error. */
+const FAIL_ON_CRASH = {
+  target: '#turn.failing',
+  actions: {
+    type: 'recordFailure',
+    params: ({ event }: { event: { error: unknown } }) => ({ error: event.error as AgentError }),
+  },
+} as const;
+
+/** What a finished response records. */
+const RECORD_RESPONSE = {
+  type: 'recordResponse',
+  params: ({ event }: { event: { output: StreamOutput } }) => ({
+    output: event.output as StreamOutput & { ok: true },
+  }),
+} as const;
+
+/** What a failed attempt records. */
+const RECORD_ATTEMPT_FAILURE = {
+  type: 'recordFailure',
+  params: ({ event }: { event: { output: StreamOutput } }) => ({
+    // Only reached once `responded` was false.
+    error: (event.output as StreamOutput & { ok: false }).error,
+  }),
+} as const;
+
 const endTurnInput = (context: TurnContext, status: TurnStatus): EndTurnInput => ({
   ...ids(context),
   status,
@@ -184,13 +210,7 @@ export const turnMachine = /* @__PURE__ */ setup({
               target: 'preparing',
               actions: { type: 'recordDynamicSections', params: ({ event }) => ({ output: event.output }) },
             },
-            onError: {
-              target: '#turn.failing',
-              actions: {
-                type: 'recordFailure',
-                params: ({ event }) => ({ error: event.error as AgentError }),
-              },
-            },
+            onError: FAIL_ON_CRASH,
           },
         },
         preparing: {
@@ -205,13 +225,7 @@ export const turnMachine = /* @__PURE__ */ setup({
               },
               { target: 'requesting' },
             ],
-            onError: {
-              target: '#turn.failing',
-              actions: {
-                type: 'recordFailure',
-                params: ({ event }) => ({ error: event.error as AgentError }),
-              },
-            },
+            onError: FAIL_ON_CRASH,
           },
         },
         compacting: {
@@ -245,42 +259,24 @@ export const turnMachine = /* @__PURE__ */ setup({
               {
                 guard: { type: 'hasToolCalls', params: ({ event }) => ({ output: event.output }) },
                 target: 'dispatchingTools',
-                actions: {
-                  type: 'recordResponse',
-                  params: ({ event }) => ({ output: event.output as StreamOutput & { ok: true } }),
-                },
+                actions: RECORD_RESPONSE,
               },
               {
                 guard: { type: 'responded', params: ({ event }) => ({ output: event.output }) },
                 target: '#turn.finishing',
-                actions: {
-                  type: 'recordResponse',
-                  params: ({ event }) => ({ output: event.output as StreamOutput & { ok: true } }),
-                },
+                actions: RECORD_RESPONSE,
               },
               {
                 guard: { type: 'canRetry', params: ({ event }) => ({ output: event.output }) },
                 target: 'waitingToRetry',
-                actions: {
-                  type: 'recordFailure',
-                  params: ({ event }) => ({ error: failureOf(event.output) }),
-                },
+                actions: RECORD_ATTEMPT_FAILURE,
               },
               {
                 target: '#turn.failing',
-                actions: {
-                  type: 'recordFailure',
-                  params: ({ event }) => ({ error: failureOf(event.output) }),
-                },
+                actions: RECORD_ATTEMPT_FAILURE,
               },
             ],
-            onError: {
-              target: '#turn.failing',
-              actions: {
-                type: 'recordFailure',
-                params: ({ event }) => ({ error: event.error as AgentError }),
-              },
-            },
+            onError: FAIL_ON_CRASH,
           },
         },
         waitingToRetry: {
@@ -337,13 +333,7 @@ export const turnMachine = /* @__PURE__ */ setup({
                 actions: { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
               },
             ],
-            onError: {
-              target: '#turn.failing',
-              actions: {
-                type: 'recordFailure',
-                params: ({ event }) => ({ error: event.error as AgentError }),
-              },
-            },
+            onError: FAIL_ON_CRASH,
           },
         },
       },
@@ -383,11 +373,6 @@ export const turnMachine = /* @__PURE__ */ setup({
     failed: { type: 'final', output: { status: 'failed' }, entry: emitTerminal('failed') },
   },
 });
-
-function failureOf(output: StreamOutput): AgentError {
-  // Only reached when the response failed: `responded` was false.
-  return (output as StreamOutput & { ok: false }).error;
-}
 
 /** The turn's outcome in a final state of the given status. */
 function turnOutput(context: TurnContext, status: TurnStatus): TurnOutput {

@@ -44,9 +44,7 @@ export class Agent {
       },
       shutdownPlugins: async () => {
         // Bounded like a hook: a plugin that never finishes must not hang agent.shutdown().
-        this.#unowned.push(
-          ...(await services.plugins.shutdown(services.config.hookTimeoutMs, services.clock)),
-        );
+        this.#unowned.push(...(await services.plugins.shutdown()));
       },
       reportUnowned: (error) => this.#unowned.push(error),
     });
@@ -62,7 +60,10 @@ export class Agent {
     this.actor.start();
   }
 
-  /** Failures that had no session to report to (plugin shutdown errors, crashed actors). */
+  /**
+   * Failures that no session stream could take: plugin shutdown errors, crashed actors, and late
+   * reports of a step a cancel had already stopped (nothing follows a turn's terminal event).
+   */
   get unreportedErrors(): readonly AgentError[] {
     return this.#unowned;
   }
@@ -76,7 +77,15 @@ export class Agent {
     this.#assertSlotFree();
     const modelId = parsed.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
-    const scope = new SessionScope(generateId(), this.#services, provider, model, { ...parsed, modelId }, []);
+    const scope = new SessionScope(
+      generateId(),
+      this.#services,
+      provider,
+      model,
+      { ...parsed, modelId },
+      [],
+      (e) => this.#unowned.push(e),
+    );
     return this.#open(scope, { resumed: false, turnCount: 0, checkpointTurn: 0 });
   }
 
@@ -95,7 +104,15 @@ export class Agent {
     const modelId = replayed.config?.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
     const sessionConfig = { ...(replayed.config ?? {}), modelId };
-    const scope = new SessionScope(id, this.#services, provider, model, sessionConfig, replayed.messages);
+    const scope = new SessionScope(
+      id,
+      this.#services,
+      provider,
+      model,
+      sessionConfig,
+      replayed.messages,
+      (e) => this.#unowned.push(e),
+    );
     const { turnCount } = replayed;
     const interval = this.#services.config.memory?.checkpointInterval ?? 1;
     // Sessions stored before checkpoints were recorded had them at every interval-th turn.

@@ -1,6 +1,6 @@
 /**
  * `AgentBuilder`: collects providers, tools, skills, plugins and storages, then `build()`
- * checks every rule of DESIGN.md §5 "Build" and returns an `Agent` with immutable registries.
+ * checks every build rule (providers, names, skill dependencies, default model, storages, plugins, config) and returns an `Agent` with immutable registries.
  * The typestate `AgentBuilder<HasProvider>` makes `build()` on a builder without a provider a
  * compile-time error; JS callers get `NO_MODEL_PROVIDER` at run time.
  * @module
@@ -172,7 +172,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       }
     }
 
-    const plugins = new PluginManager(this.#plugins);
+    const plugins = new PluginManager(this.#plugins, { timeoutMs: config.hookTimeoutMs, clock });
     try {
       await plugins.initialize(hooks);
     } catch (error) {

@@ -61,6 +61,7 @@ export const AgentConfigSchema = z.strictObject({
   toolTimeoutMs: z._default(positiveInt(), 120_000),
   maxToolCallsPerTurn: z._default(positiveInt(), 50),
   hookTimeoutMs: z._default(positiveInt(), 30_000),
+  storageTimeoutMs: z._default(positiveInt(), 30_000),
   compaction: z._default(CompactionConfigSchema, CompactionConfigSchema.parse({})),
   memory: z.optional(MemoryConfigSchema),
   retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
@@ -80,7 +81,7 @@ export const AgentConfigSchema = z.strictObject({
   ),
 });
 
-/** Context compaction settings (DESIGN.md §4.1). */
+/** Context compaction settings. */
 export interface CompactionConfig {
   /** Default `true`. */
   enabled?: boolean;
@@ -138,8 +139,13 @@ export interface AgentConfig {
   toolTimeoutMs?: number;
   /** Tool calls allowed per turn. Default `50`. */
   maxToolCallsPerTurn?: number;
-  /** A hook handler's time limit in ms. Default `30_000`. */
+  /** A hook handler's (and a plugin's `initialize`/`shutdown`) time limit in ms. Default `30_000`. */
   hookTimeoutMs?: number;
+  /**
+   * A `saveEvent` not settled after this many ms is reported (`STORAGE_ERROR`) and no longer
+   * awaited, and the session stops persisting (the conversation goes on in memory). Default `30_000`.
+   */
+  storageTimeoutMs?: number;
   /** Context compaction. */
   compaction?: CompactionConfig;
   /** Long-term memory (needs a registered `MemoryStorage`). */

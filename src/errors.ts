@@ -1,6 +1,6 @@
 /**
  * `AgentError`: the one error type of the runtime. Every rejection of the public API is one, with
- * a machine-readable `code` (seed §16 plus the runtime's own), whether it may be `retryable`, the
+ * a machine-readable `code`, whether it may be `retryable`, the
  * `source` component, and the underlying `cause`.
  * @module
  */

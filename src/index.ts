@@ -26,6 +26,9 @@ export {
   type RetryConfig,
 } from './config.js';
 
+// Time
+export { systemClock, type Clock } from './clock.js';
+
 // Errors
 export { AgentError, type AgentErrorOptions } from './errors.js';
 

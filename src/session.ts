@@ -1,7 +1,7 @@
 /**
  * `Session` and `RunningTurn`: the handles a user holds. A session runs one turn at a time;
  * `sendMessage` returns a `RunningTurn` with the turn's replayed events, `cancel()` and its
- * `result`. A session handle that is garbage-collected without `close()` takes the seed's
+ * `result`. A session handle that is garbage-collected without `close()` takes the
  * "dropped handle" path: its running turn is cancelled, no `session_end` hook, no memory
  * extraction, and the agent's slot frees once the turn has ended.
  * @module

@@ -58,3 +58,18 @@ export function sleep(ms: number, signal: AbortSignal, clock: Clock = systemCloc
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Whether `value` is a thenable — a Promise of this realm or another (an iframe, `vm`), or any
+ * object with a `then` method. Bounded waits take all of them: checking `instanceof Promise`
+ * would let a foreign one through unbounded. A `then` getter that throws counts as a thenable,
+ * so awaiting it rejects instead of hanging or crashing.
+ */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    return true;
+  }
+}

@@ -1,10 +1,10 @@
 /**
- * The runtime's values: every type of the public contract (DESIGN.md §4) as a `zod/mini` schema
+ * The runtime's values: every type of the public contract as a `zod/mini` schema
  * with its inferred type beside it. The library validates with `zod/mini` (≈4 kB gzipped instead
  * of classic zod's ≈92 kB); both flavours share zod 4's core, so user schemas may use either.
  *
- * This file is a deliberate single home for the contract's values (like XState's `types.ts`):
- * one place to read what crosses a boundary.
+ * This file is a deliberate single home for the contract's values, and so longer than the rest:
+ * one place to read everything that crosses a boundary, in the order a reader meets it.
  * @module
  */
 import * as z from 'zod/mini';
@@ -13,7 +13,7 @@ import type { AgentError } from './errors.js';
 const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
 const isoTimestamp = () => z.iso.datetime({ offset: true });
 
-/** All error codes an {@link AgentError} can carry (seed §16 plus the runtime's own). */
+/** All error codes an {@link AgentError} can carry. */
 export const AGENT_ERROR_CODES = [
   'NO_MODEL_PROVIDER',
   'NAME_CONFLICT',
@@ -413,7 +413,7 @@ export const HookPayloadSchema = z.strictObject({
   turnId: z.nullable(z.string()),
   /** The config the plugin was registered with. */
   pluginConfig: z.unknown(),
-  /** Event-specific data: see the README's hook table. */
+  /** Event-specific data: see the hook table in `docs/hooks-and-plugins.md`. */
   data: z.unknown(),
   timestamp: isoTimestamp(),
 });

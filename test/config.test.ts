@@ -20,6 +20,7 @@ const DESIGN_DEFAULTS = {
   toolTimeoutMs: 120_000,
   maxToolCallsPerTurn: 50,
   hookTimeoutMs: 30_000,
+  storageTimeoutMs: 30_000,
   compaction: {
     enabled: true,
     thresholdRatio: 0.8,
@@ -84,6 +85,7 @@ describe('AgentConfigSchema defaults', () => {
       toolTimeoutMs: 1,
       maxToolCallsPerTurn: 1,
       hookTimeoutMs: 1,
+      storageTimeoutMs: 1,
       compaction: {
         enabled: false,
         thresholdRatio: 0.5,

@@ -6,7 +6,6 @@ import {
   COMPACTION_SUMMARY_PREFIX,
   INTERRUPTED_MESSAGE_NOTE,
   MAX_TOOL_CALLS_NOTE,
-  MEMORY_CONSOLIDATION_PROMPT,
   MEMORY_EXTRACTION_INPUT_TEMPLATE,
   MEMORY_EXTRACTION_PROMPT,
   MEMORY_INSTRUCTIONS,
@@ -150,11 +149,6 @@ describe('templates', () => {
   it('asks memory extraction for exactly {"memories":[{"content","tags"?}]}', () => {
     expect(MEMORY_EXTRACTION_PROMPT).toContain('{"memories":[{"content":"...","tags":["..."]}]}');
     expect(MEMORY_EXTRACTION_PROMPT).toContain('{"memories":[]}');
-  });
-
-  it('asks memory consolidation for {"memories":[...],"delete":[ids]}', () => {
-    expect(MEMORY_CONSOLIDATION_PROMPT).toContain('"delete":[');
-    expect(MEMORY_CONSOLIDATION_PROMPT).toContain('{"memories":[],"delete":[]}');
   });
 
   it('fills the extraction input once, leaving placeholders inside the transcript alone', () => {

@@ -1,7 +1,7 @@
 /**
- * `ContextManager` owns one session's message history (seed §10): it appends, estimates the
+ * `ContextManager` owns one session's message history: it appends, estimates the
  * request size, and applies compactions. It is a plain object the turn's actors reach through
- * the session's services, so the transcript never sits in machine context (DESIGN.md §3).
+ * the session's services, so the transcript never sits in machine context (where the inspector would serialize it on every step).
  * @module
  */
 import type { Message, TokenUsage } from '../types.js';

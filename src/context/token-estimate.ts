@@ -1,5 +1,5 @@
 /**
- * Token estimates for compaction decisions: about four characters per token (seed §10),
+ * Token estimates for compaction decisions: about four characters per token,
  * corrected by the usage the provider last reported. Images count as a fixed cost: their base64
  * length says nothing about the tokens a model spends on them.
  * @module

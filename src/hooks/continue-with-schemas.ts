@@ -1,5 +1,5 @@
 /**
- * What a hook's `continue_with` data must look like, per event (DESIGN.md §4.1 hook table).
+ * What a hook's `continue_with` data must look like, per event.
  * Only the events whose `continue_with` changes something have a schema; for the others the
  * runtime ignores the data, so the chain keeps the original.
  * @module
@@ -17,8 +17,8 @@ const toolCallShape = {
 
 /**
  * Schema of the replacement data for each event whose `continue_with` is honoured.
- * `z.object` (not strict) so a handler may spread the payload's data and change one field;
- * unknown keys are dropped.
+ * `z.object` (not strict) so a handler may spread the payload's data and change one field; the
+ * runtime reads only these fields, and keys a handler added are passed on to the next handler.
  */
 export const CONTINUE_WITH_SCHEMAS: Partial<Record<HookEvent, $ZodType>> = {
   turn_start: z.array(z.string()),
@@ -33,8 +33,3 @@ export const CONTINUE_WITH_SCHEMAS: Partial<Record<HookEvent, $ZodType>> = {
     attempt: z.number().check(z.int(), z.minimum(1)),
   }),
 };
-
-/** Whether `continue_with` data of `event` replaces the data (else it is ignored). */
-export function honoursContinueWith(event: HookEvent): boolean {
-  return CONTINUE_WITH_SCHEMAS[event] !== undefined;
-}

@@ -1,19 +1,20 @@
 /**
- * `HookRegistry`: the plugins' hook handlers per event, and their dispatch (seed §13, DESIGN.md
- * §4.1 hook table). Handlers run one after another in registration order; `continue_with` hands
+ * `HookRegistry`: the plugins' hook handlers per event, and their dispatch (what each event's
+ * data holds and what `continue_with` may change is in `continue-with-schemas.ts`). Handlers run one after another in registration order; `continue_with` hands
  * its data to the next handler; `abort` stops the chain. What an abort or new data *means* is the
  * caller's business — dispatch only reports them.
  * @module
  */
 import * as z from 'zod/mini';
-import { Errors, formatIssues } from '../errors.js';
+import type { $ZodType } from 'zod/v4/core';
+import { describeError, Errors, formatIssues } from '../errors.js';
 import type { AgentError } from '../errors.js';
 import { isoNow, systemClock, type Clock } from '../clock.js';
 import { HookEventSchema, HookResultSchema } from '../types.js';
 import type { HookEvent } from '../types.js';
 import type { HookDataMap, HookHandler } from '../ports/plugin.js';
 import { CONTINUE_WITH_SCHEMAS } from './continue-with-schemas.js';
-import { MAX_TIMER_MS, TIMED_OUT, withTimeout } from '../timeout.js';
+import { isThenable, MAX_TIMER_MS, TIMED_OUT, withTimeout } from '../timeout.js';
 
 /** Where a dispatch happens: copied into every payload. */
 export interface HookContext {
@@ -148,33 +149,16 @@ export class HookRegistry {
         continue;
       }
       if (returned === undefined) continue;
-      const result = z.safeParse(HookResultSchema, returned);
-      if (!result.success) {
-        failures.push(
-          Errors.hookFailed(
-            entry.pluginId,
-            event,
-            `returned something that is not a HookResult (${formatIssues(result.error.issues, 'result')})`,
-          ),
-        );
-        continue;
+      let step: { aborted: string } | { data: HookDataMap[E] } | { failure: string };
+      try {
+        step = interpret(returned, replacementSchema, data);
+      } catch (error) {
+        // A result whose getters throw is a handler failure like any other, never a crash.
+        step = { failure: `returned a result that could not be read (${describeError(error)})` };
       }
-      const outcome = result.data;
-      if (outcome.type === 'abort') return { data, aborted: outcome.reason, failures };
-      if (outcome.type === 'continue_with' && replacementSchema !== undefined) {
-        const replacement = z.safeParse(replacementSchema, outcome.data);
-        if (replacement.success) data = replacement.data as HookDataMap[E];
-        else {
-          failures.push(
-            Errors.hookFailed(
-              entry.pluginId,
-              event,
-              `continue_with data has the wrong shape (${formatIssues(replacement.error.issues, 'data')})`,
-            ),
-          );
-        }
-      }
-      // `continue`, or `continue_with` on an event whose table entry says "ignored".
+      if ('aborted' in step) return { data, aborted: step.aborted, failures };
+      if ('failure' in step) failures.push(Errors.hookFailed(entry.pluginId, event, step.failure));
+      else data = step.data;
     }
     return { data, aborted: null, failures };
   }
@@ -186,6 +170,41 @@ export class HookRegistry {
 }
 
 /**
+ * What one handler's result means for the chain: an abort, the data for the next handler, or a
+ * failure (counted as `continue`). Replacement data is validated on the fields the runtime uses,
+ * and keeps every key the handler added, so the next handler sees the data as it was modified.
+ */
+function interpret<D>(
+  returned: unknown,
+  replacementSchema: $ZodType | undefined,
+  data: D,
+): { aborted: string } | { data: D } | { failure: string } {
+  const result = z.safeParse(HookResultSchema, returned);
+  if (!result.success) {
+    return {
+      failure: `returned something that is not a HookResult (${formatIssues(result.error.issues, 'result')})`,
+    };
+  }
+  const outcome = result.data;
+  if (outcome.type === 'abort') return { aborted: outcome.reason };
+  // `continue`, or `continue_with` on an event whose data the runtime does not take back.
+  if (outcome.type !== 'continue_with' || replacementSchema === undefined) return { data };
+  const replacement = z.safeParse(replacementSchema, outcome.data);
+  if (!replacement.success) {
+    return {
+      failure: `continue_with data has the wrong shape (${formatIssues(replacement.error.issues, 'data')})`,
+    };
+  }
+  const validated = replacement.data;
+  const isRecord = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  // The validated fields win (they are what the runtime reads); the handler's own keys ride along.
+  const merged =
+    isRecord(validated) && isRecord(outcome.data) ? { ...outcome.data, ...validated } : validated;
+  return { data: merged as D };
+}
+
+/**
  * Checks the arguments of a `tap`: a known event, a non-empty plugin id, a function.
  * @throws AgentError `INVALID_INPUT` naming the failing argument.
  */
@@ -194,12 +213,4 @@ export function assertValidTap(event: unknown, pluginId: unknown, handler: unkno
   if (!checked.success) {
     throw Errors.invalidInputFromIssues('hook tap', checked.error.issues, checked.error);
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }

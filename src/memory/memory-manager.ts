@@ -1,5 +1,5 @@
 /**
- * Long-term memory (seed §15): memories are loaded into the dynamic prompt at session start and
+ * Long-term memory: memories are loaded into the dynamic prompt at session start and
  * resume, and extracted by the model at close and every `checkpointInterval` turns. The model
  * must answer exactly `{ "memories": [ { "content": string, "tags"?: string[] } ] }` (validated
  * with zod); failures are reported as `MEMORY_FAILED` and never block a close.
@@ -16,7 +16,7 @@ import { MEMORY_EXTRACTION_PROMPT, renderMemoryExtractionInput } from '../prompt
 import type { Memory, Message, TokenUsage } from '../types.js';
 
 /** What the extraction model must return. */
-export const ExtractionOutputSchema = z.strictObject({
+const ExtractionOutputSchema = z.strictObject({
   memories: z.array(
     z.strictObject({
       content: z.string().check(z.minLength(1)),
@@ -39,7 +39,7 @@ export async function loadMemories(
 }
 
 /** Renders a history as plain text for the extraction prompt. */
-export function renderTranscript(messages: readonly Message[]): string {
+function renderTranscript(messages: readonly Message[]): string {
   const lines: string[] = [];
   for (const m of messages) {
     switch (m.type) {
@@ -66,7 +66,7 @@ export function renderTranscript(messages: readonly Message[]): string {
 }
 
 /** The JSON object inside a model answer (tolerates a Markdown code fence around it). */
-export function parseJsonAnswer(text: string): unknown {
+function parseJsonAnswer(text: string): unknown {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
   const body = (fenced ? fenced[1]! : text).trim();
   const start = body.indexOf('{');

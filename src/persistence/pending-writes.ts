@@ -1,29 +1,46 @@
 /**
- * One ordered write queue per session: messages are persisted as they are appended without the
- * machine waiting on storage mid-stream. Writes are handed to the storage in append order
+ * `PendingWrites`: what a session has handed to storage and not yet seen settle. Messages are
+ * persisted as they are appended, without the machine waiting on storage mid-stream: each write
+ * is handed to the storage at once, in append order
  * (without waiting for the previous one, so a batching storage such as IndexedDB can group a
  * burst); `drain()` waits for everything handed over so far — at the end of each turn and at
- * close, so `turn.result` resolves only once the turn is durable. A failed write is reported and
- * the conversation goes on in memory.
+ * close, so `turn.result` resolves only once the turn is durable — or the write was reported as
+ * failed or stuck. A failed write is reported and the conversation goes on in memory.
  * @module
  */
 import { AgentError, describeError } from '../errors.js';
 import type { SessionStorage } from '../ports/storage.js';
 import type { SessionEvent } from '../types.js';
+import { systemClock, type Clock } from '../clock.js';
+import { TIMED_OUT, withTimeout } from '../timeout.js';
+
+/** How long a write may take, and the clock that measures it. */
+export interface PendingWritesOptions {
+  /** A write not settled this long after it was handed over stops persistence (`storageTimeoutMs`). */
+  timeoutMs: number;
+  clock: Clock;
+}
 
 /** What a session has handed to storage and not yet seen settle. */
 export class PendingWrites {
-  private readonly inFlight = new Set<Promise<void>>();
+  readonly #inFlight = new Map<Promise<void>, number>();
+  #stopped = false;
 
   constructor(
     private readonly sessionId: string,
     private readonly storage: SessionStorage | null,
     private readonly onError: (error: AgentError) => void,
+    private readonly options: PendingWritesOptions = { timeoutMs: 30_000, clock: systemClock },
   ) {}
 
-  /** Hands one event to the storage (a no-op without storage). */
+  /** Whether persistence stopped for this session because a write did not settle in time. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Hands one event to the storage (a no-op without storage, or once persistence stopped). */
   enqueue(event: SessionEvent): void {
-    if (!this.storage) return;
+    if (!this.storage || this.#stopped) return;
     let write: Promise<void>;
     try {
       write = Promise.resolve(this.storage.saveEvent(this.sessionId, event));
@@ -32,15 +49,39 @@ export class PendingWrites {
     }
     const tracked = write.then(
       () => undefined,
-      (error: unknown) => this.onError(asStorageError(error)),
+      (error: unknown) => {
+        if (!this.#stopped) this.onError(asStorageError(error));
+      },
     );
-    this.inFlight.add(tracked);
-    void tracked.finally(() => this.inFlight.delete(tracked));
+    this.#inFlight.set(tracked, this.options.clock.now());
+    void tracked.finally(() => this.#inFlight.delete(tracked));
   }
 
-  /** Resolves once every write enqueued so far has settled. Never rejects. */
+  /**
+   * Resolves once every write handed over so far has settled, or once one of them has been
+   * pending for `timeoutMs`: then that write is reported and no longer awaited, and persistence
+   * stops for this session — a later write could otherwise land before the stuck one and break
+   * the stored order. Never rejects.
+   */
   async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    const { timeoutMs, clock } = this.options;
+    while (this.#inFlight.size > 0 && !this.#stopped) {
+      const oldest = Math.min(...this.#inFlight.values());
+      const left = Math.max(0, oldest + timeoutMs - clock.now());
+      const settled = await withTimeout(Promise.all([...this.#inFlight.keys()]), left, undefined, clock);
+      if (settled === TIMED_OUT && this.#inFlight.size > 0) this.#stop();
+    }
+  }
+
+  #stop(): void {
+    this.#stopped = true;
+    this.onError(
+      new AgentError(
+        'STORAGE_ERROR',
+        `saving a session event did not settle within ${this.options.timeoutMs}ms: this session's later ` +
+          'events are not saved (what was stored before stays, and the conversation goes on in memory)',
+      ),
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Rebuilding a session from its stored events (seed §8.1): the mapping table from
+ * Rebuilding a session from its stored events: the mapping table from
  * `SessionEvent` to `Message`, the interrupted-message note after an incomplete assistant
  * message, the last `context_snapshot` (written after each compaction) as the starting point,
  * and the counters. Pure, so resume can be tested without storage.
@@ -11,7 +11,7 @@ import { MessageSchema, type Message, type SessionConfig, type SessionEvent } fr
 import { CONTEXT_SNAPSHOT_KEY, MEMORY_CHECKPOINT_KEY, SESSION_CONFIG_KEY } from './metadata-keys.js';
 
 /** The stored form of the session config: the resolved model id is always there. */
-export const StoredSessionConfigSchema = z.looseObject({
+const StoredSessionConfigSchema = z.looseObject({
   modelId: z.string(),
   systemPromptOverride: z.optional(z.string()),
 });
@@ -32,7 +32,7 @@ export interface ReplayedSession {
 }
 
 /** The message for one event, or `null` for metadata. */
-export function eventToMessage(event: SessionEvent): Message | null {
+function eventToMessage(event: SessionEvent): Message | null {
   const p = event.payload;
   switch (p.type) {
     case 'user_message':

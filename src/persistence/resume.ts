@@ -1,5 +1,5 @@
 /**
- * Loading a stored session for `agent.resumeSession` (seed §8.1).
+ * Loading a stored session for `agent.resumeSession`.
  * @module
  */
 import { AgentError, describeError, Errors } from '../errors.js';

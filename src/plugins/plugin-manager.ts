@@ -1,5 +1,5 @@
 /**
- * `PluginManager`: the plugins' lifecycle (seed §5.3, §7). At build: validate every plugin,
+ * `PluginManager`: the plugins' lifecycle. At build: validate every plugin,
  * `initialize(config)` each in registration order, then `apply(ctx)` each so it taps its hooks.
  * At shutdown: `shutdown()` each in reverse order.
  * @module
@@ -10,7 +10,7 @@ import type { HookEvent } from '../types.js';
 import type { HookHandler, Plugin, PluginContext } from '../ports/plugin.js';
 import { assertValidTap } from '../hooks/hook-registry.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
-import { TIMED_OUT, withTimeout } from '../timeout.js';
+import { isThenable, TIMED_OUT, withTimeout } from '../timeout.js';
 import { systemClock, type Clock } from '../clock.js';
 
 /** A plugin with the config it was registered with (`registerPlugin(plugin, config)`). */
@@ -61,8 +61,20 @@ export class PluginManager {
   #initialized: Plugin[] = [];
   #phase: Phase = 'new';
 
-  constructor(registrations: readonly PluginRegistration[]) {
+  readonly #timeoutMs: number;
+  readonly #clock: Clock;
+
+  /**
+   * `timeoutMs` bounds each plugin's `initialize` and `shutdown` (the agent passes
+   * `hookTimeoutMs`; default 30 s): one that never settles fails instead of hanging the agent.
+   */
+  constructor(
+    registrations: readonly PluginRegistration[],
+    options: { timeoutMs?: number; clock?: Clock } = {},
+  ) {
     this.#registrations = [...registrations];
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /**
@@ -89,7 +101,7 @@ export class PluginManager {
     try {
       for (const { plugin, config } of this.#registrations) {
         current = plugin;
-        if (plugin.initialize) await plugin.initialize(config);
+        if (plugin.initialize) await settleWithin(plugin.initialize(config), this.#timeoutMs, this.#clock);
         this.#initialized.push(plugin);
       }
       for (const { plugin, config } of this.#registrations) {
@@ -113,7 +125,7 @@ export class PluginManager {
    * (or rejects, or does not finish within `timeoutMs` when given) does not stop the others; each
    * failure is returned as an `AgentError` naming the plugin. Calling it again does nothing.
    */
-  async shutdown(timeoutMs?: number, clock: Clock = systemClock): Promise<AgentError[]> {
+  async shutdown(timeoutMs: number = this.#timeoutMs, clock: Clock = this.#clock): Promise<AgentError[]> {
     if (this.#phase === 'shut_down') return [];
     this.#phase = 'shut_down';
     return this.#shutdownInitialized(timeoutMs, clock);
@@ -141,7 +153,7 @@ export class PluginManager {
     });
   }
 
-  async #shutdownInitialized(timeoutMs?: number, clock: Clock = systemClock): Promise<AgentError[]> {
+  async #shutdownInitialized(timeoutMs = this.#timeoutMs, clock = this.#clock): Promise<AgentError[]> {
     const failures: AgentError[] = [];
     const plugins = this.#initialized.reverse();
     this.#initialized = [];
@@ -163,14 +175,11 @@ export class PluginManager {
 }
 
 /**
- * Awaits `value`, but at most `timeoutMs` (when given): a plugin whose `shutdown()` never
- * settles must not hang `agent.shutdown()`.
+ * Awaits `value` — any thenable, from any realm — but at most `timeoutMs`: a plugin whose
+ * `initialize()` or `shutdown()` never settles must not hang `build()` or `agent.shutdown()`.
  */
-async function settleWithin(value: unknown, timeoutMs: number | undefined, clock: Clock): Promise<void> {
-  if (timeoutMs === undefined || !(value instanceof Promise)) {
-    await value;
-    return;
-  }
+async function settleWithin(value: unknown, timeoutMs: number, clock: Clock): Promise<void> {
+  if (!isThenable(value)) return;
   if ((await withTimeout(value, timeoutMs, undefined, clock)) === TIMED_OUT)
     throw new Error(`did not finish within ${timeoutMs}ms`);
 }

@@ -11,7 +11,7 @@ import type {
 } from '../types.js';
 
 /**
- * What `data` holds for each hook event (the README's hook table says what `continue_with`
+ * What `data` holds for each hook event (the hook table in `docs/hooks-and-plugins.md` says what `continue_with`
  * and `abort` do for each).
  */
 export interface HookDataMap {

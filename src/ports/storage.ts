@@ -5,6 +5,9 @@ import type { Memory, SessionEvent, SessionPage, SessionSummary } from '../types
  *
  * Contract (the shared contract test suite checks each rule):
  * - `saveEvent` appends; `loadSession` returns the events in append order, `null` if unknown.
+ * - Call order is append order: the runtime calls `saveEvent` again before the previous call has
+ *   settled (so a storage can batch a burst), and the events must be stored in the order of the
+ *   calls, not of their completion.
  * - The summary follows the events: `title` from the first user message's text, `modelId` from
  *   the `session_config` metadata, `turnCount` = user messages, `eventCount` = events.
  * - `listSessions` pages newest update first; `nextCursor` is opaque and `null` iff nothing

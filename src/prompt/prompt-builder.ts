@@ -1,7 +1,7 @@
 /**
- * `PromptBuilder` as pure functions (seed §11): the system prompt is a **stable** part, cached
+ * `PromptBuilder` as pure functions: the system prompt is a **stable** part, cached
  * per session and rebuilt only after compaction, followed by a **dynamic** part rebuilt every
- * turn. Order (seed §10): system instructions → personality → skills → plugins → memories →
+ * turn. Order: system instructions → personality → skills → plugins → memories →
  * environment context → dynamic sections. Tool definitions travel in `ChatRequest.tools`.
  * Same input, same output: nothing here reads a clock, a random source or global state.
  * @module

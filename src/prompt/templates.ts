@@ -1,5 +1,5 @@
 /**
- * The runtime's own prompt texts (the seed's Appendix B, written anew for this project): the
+ * The runtime's own prompt texts: the
  * compaction prompt, the summary prefix, the skills and plugins sections, memory instructions,
  * the memory extraction and consolidation prompts, and the system notes the turn loop appends.
  * @module
@@ -71,19 +71,6 @@ Conversation:
 {{transcript}}
 
 Extract the new memories from this conversation as JSON.`;
-
-/**
- * System prompt of memory consolidation. The model must answer with exactly
- * `{"memories":[{"content":string,"tags"?:string[]}],"delete":[ids]}`.
- */
-export const MEMORY_CONSOLIDATION_PROMPT = `You maintain a store of long-term memories about a user. You receive the stored memories, each with its id. Clean them up:
-- Merge memories that say the same thing into one.
-- When two memories contradict each other, keep the newer one (the later updatedAt).
-- Drop memories that are trivial, temporary or no longer true.
-
-Answer with JSON only, no prose and no code fence, in exactly this shape:
-{"memories":[{"content":"...","tags":["..."]}],"delete":["id", "..."]}
-"memories" lists the memories to add (new or merged ones; "tags" is optional); "delete" lists the ids of stored memories to remove, including those that a merged memory replaces. If nothing needs to change, answer {"memories":[],"delete":[]}.`;
 
 /** System note appended after an assistant message that ended `incomplete`. */
 export const INTERRUPTED_MESSAGE_NOTE =

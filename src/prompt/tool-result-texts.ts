@@ -9,6 +9,9 @@ import { describeError, formatIssues } from '../errors.js';
 /** The result of a call not started because the turn was cancelled. */
 export const TOOL_CALL_SKIPPED_TEXT = 'Tool call skipped: the turn was cancelled before it started.';
 
+/** The result of a call not started because the turn failed first. */
+export const TOOL_CALL_NOT_RUN_TEXT = 'Tool call not run: the turn failed before it started.';
+
 /** Texts of the tool dispatcher's error results. */
 export const ToolResultTexts = {
   /** The model named a tool that is not registered. */
@@ -28,9 +31,9 @@ export const ToolResultTexts = {
   /** The schema itself failed while validating (e.g. a refinement threw). */
   validationFailed: (name: string, error: unknown): string =>
     `Could not validate the arguments of tool '${name}': ${describeError(error)}`,
-  /** A `before_tool_use` handler aborted the call (text fixed by the seed). */
+  /** A `before_tool_use` handler aborted the call (a fixed text plugins may match on). */
   abortedByHook: (reason: string): string => `Tool aborted by hook: ${reason}`,
-  /** The call ran past the tool timeout (text fixed by the seed). */
+  /** The call ran past the tool timeout (a fixed text plugins may match on). */
   timedOut: (timeoutMs: number): string => `Tool timed out after ${timeoutMs}ms`,
   /** `execute` threw or rejected. */
   failed: (name: string, error: unknown): string => `Tool '${name}' failed: ${describeError(error)}`,

@@ -50,14 +50,22 @@ export class SessionScope {
     readonly model: ModelInfo,
     readonly sessionConfig: StoredSessionConfig,
     history: readonly Message[],
+    /** Where failures go that no open turn or session stream can take. */
+    private readonly reportLate: (error: AgentError) => void,
   ) {
     const { config } = services;
     this.history = new ContextManager(history);
     this.events = new EventHub(id, services.clock);
     // A failed write is reported on the turn it belongs to: writes are drained before a turn's
     // terminal event, so a turn's failures never arrive after it ended.
-    this.writes = new PendingWrites(id, services.sessionStorage, (error) =>
-      this.report(this.#turn?.id ?? null, error),
+    this.writes = new PendingWrites(
+      id,
+      services.sessionStorage,
+      (error) => this.report(this.#turn?.id ?? null, error),
+      {
+        timeoutMs: config.storageTimeoutMs,
+        clock: services.clock,
+      },
     );
     this.prompt = new SessionPrompt(() => ({
       systemInstructions: config.systemInstructions,
@@ -92,8 +100,12 @@ export class SessionScope {
     this.writes.enqueue({ timestamp: isoNow(this.clock), payload });
   }
 
-  /** Emits an `error` event: non-fatal, or the fatal terminal one of a turn. */
+  /**
+   * Emits an `error` event: non-fatal, or the fatal terminal one of a turn. A report for a turn
+   * that already ended (from a step a cancel stopped) goes to `agent.unreportedErrors` instead.
+   */
   report(turnId: string | null, error: AgentError, fatal = false): void {
+    if (turnId !== null && !this.events.isOpen(turnId)) return this.reportLate(error);
     this.events.emit(turnId, { type: 'error', error: error.toJSON(), fatal });
   }
 

@@ -35,7 +35,7 @@ function estimator(session: SessionScope) {
 }
 
 /** The session's memory work, or `null` without memory config or storage. */
-export function memoryScope(session: SessionScope): MemoryScope | null {
+function memoryScope(session: SessionScope): MemoryScope | null {
   const { config, memoryStorage, providers } = session.services;
   if (!config.memory || !memoryStorage) return null;
   return {
@@ -130,6 +130,7 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
 export function endTurnScope(session: SessionScope, turn: TurnRun): EndTurnScope {
   return {
     draft: turn.draft,
+    history: session.history,
     append: (message, persist) => session.append(message, persist),
     record: (payload) => session.record(payload),
     drainWrites: () => session.writes.drain(),

@@ -68,7 +68,7 @@ function turnStep<I extends StepInput, O>(
 }
 
 /** The Turn machine with every step implemented. */
-export function provideTurnMachine(options: WireOptions) {
+function provideTurnMachine(options: WireOptions) {
   const { lookup } = options;
   const random = options.random ?? Math.random;
   return turnMachine.provide({
@@ -128,7 +128,7 @@ function emitTerminal(session: SessionScope, outcome: TurnOutput & StepInput): v
 }
 
 /** The Session machine with its steps and its Turn machine implemented. */
-export function provideSessionMachine(options: WireOptions) {
+function provideSessionMachine(options: WireOptions) {
   const { lookup } = options;
   return sessionMachine.provide({
     actors: {

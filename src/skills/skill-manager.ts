@@ -1,6 +1,6 @@
 /**
  * `SkillManager`: the registered skills, the detection of `/name` invocations in user text, and
- * the system message that injects an invoked skill (seed §14).
+ * the system message that injects an invoked skill.
  * @module
  */
 import { Errors } from '../errors.js';

@@ -1,6 +1,5 @@
 /**
- * `ToolDispatcher`: runs one batch of the model's tool calls (seed §12, DESIGN.md §4.1 "Tools"
- * and "Hooks and tools, order").
+ * `ToolDispatcher`: runs one batch of the model's tool calls.
  *
  * Batch: when every call names a read-only tool the calls run concurrently; when any names a
  * mutating tool the whole batch runs serially in call order. Results come back in call order.

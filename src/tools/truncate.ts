@@ -1,11 +1,11 @@
 /**
- * The 1 MiB cap on tool output (DESIGN.md §4.1 "Truncation"): an output longer than
+ * The 1 MiB cap on tool output: an output longer than
  * {@link MAX_TOOL_OUTPUT_BYTES} UTF-8 bytes is cut at the last whole character within the limit
  * and {@link TRUNCATION_MARKER} is appended, before the event, the context and storage see it.
  * @module
  */
 
-/** Appended to a cut output, exactly as the seed fixes it. */
+/** Appended to a cut output; a fixed text, so models and plugins can recognise it. */
 export const TRUNCATION_MARKER = '\n\n[output truncated at 1MB]';
 
 /** The most UTF-8 bytes of tool output kept (1 MiB); the marker comes on top. */

@@ -60,6 +60,8 @@ export async function streamModel(
   };
   const pre = await scope.hook('pre_request', { request: initial, attempt: input.attempt });
   if (pre.aborted !== null) return { ok: false, error: Errors.requestBlocked(pre.aborted), hadOutput: false };
+  // A step stopped while its hook ran starts no new work: no request with an aborted signal.
+  if (signal.aborted) return { ok: false, error: Errors.requestCancelled(), hadOutput: false };
 
   const { draft } = scope;
   draft.clear();
@@ -150,6 +152,7 @@ export async function streamModel(
     const reported = responseCost(usage, cost, scope.model.pricing);
     scope.emit({ type: 'usage', usage, ...(reported !== undefined && { cost: reported }) });
   }
+  if (signal.aborted) return { ok: false, error: Errors.requestCancelled(), hadOutput: false };
   await scope.hook('post_request', {
     usage,
     finishReason,

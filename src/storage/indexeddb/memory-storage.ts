@@ -16,7 +16,7 @@ const IdSchema = z.string();
 const LimitSchema = z.number().check(z.int(), z.minimum(1));
 
 /**
- * Long-term memories in IndexedDB (DESIGN §4.1): `search` reads one namespace through the
+ * Long-term memories in IndexedDB: `search` reads one namespace through the
  * `[namespace, updatedAt]` index and ranks it by keyword match with the same ranking as every
  * other `MemoryStorage`. Corrupt records are reported through `options.onCorruptRecord` and
  * skipped; failures reject with `STORAGE_ERROR`.

@@ -57,7 +57,7 @@ function cloneForStorage(event: SessionEvent): SessionEvent {
 const quiet = (request: Promise<unknown>): void => void request.catch(() => undefined);
 
 /**
- * Sessions in IndexedDB (DESIGN §4.1). Calls to `saveEvent` made in the same tick, or while a
+ * Sessions in IndexedDB. Calls to `saveEvent` made in the same tick, or while a
  * write is in flight, are written together in one transaction, in call order; each call
  * resolves once its transaction has committed. A failed write rejects with `STORAGE_ERROR`
  * (quota exceeded, blocked upgrade, closed database) and leaves what was stored before intact.

@@ -6,6 +6,9 @@
  * Paging guarantee checked here (see `src/storage/cursor.ts`): while a client pages from `null`
  * to the end, every session that is not changed meanwhile comes exactly once and in order, and
  * no session comes twice; a session created or updated meanwhile may be missed by that pass.
+ *
+ * It is one file on purpose, longer than the rest: the cases are the contract, read top to bottom
+ * like a specification, and they share their event fixtures.
  * @module
  */
 import type { SessionStorage } from '../../ports/storage.js';
