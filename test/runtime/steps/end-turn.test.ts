@@ -1,20 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import type { EndTurnInput } from '../../../machines/turn.types.js';
 import { AgentError } from '../../../src/errors.js';
+import { ContextManager } from '../../../src/context/context-manager.js';
 import { INTERRUPTED_MESSAGE_NOTE } from '../../../src/prompt/templates.js';
+import { TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_SKIPPED_TEXT } from '../../../src/prompt/tool-result-texts.js';
 import { endTurn, type EndTurnScope } from '../../../src/runtime/steps/end-turn.js';
 import { ResponseDraft } from '../../../src/runtime/turn-run.js';
-import { IDS, Journal, live, usage } from './support.js';
+import type { Message } from '../../../src/types.js';
+import { IDS, Journal, live, text, usage } from './support.js';
 
-function setup(options: { memory?: boolean; draft?: string; reasoning?: string } = {}) {
+interface Options {
+  memory?: boolean;
+  draft?: string;
+  reasoning?: string;
+  history?: Message[];
+}
+
+function setup(options: Options = {}) {
   const journal = new Journal();
+  const history = new ContextManager(options.history ?? [text('hi')]);
   const draft = new ResponseDraft();
   if (options.reasoning) draft.add('reasoning_delta', options.reasoning);
   if (options.draft) draft.add('text_delta', options.draft);
   const signals: AbortSignal[] = [];
   const scope: EndTurnScope = {
     draft,
-    append: journal.append,
+    history,
+    append: (message, persist) => {
+      history.push(message);
+      journal.append(message, persist);
+    },
     record: journal.record,
     drainWrites: async () => journal.note('drain'),
     extractMemories:
@@ -129,5 +144,49 @@ describe('endTurn', () => {
       checkpointed: false,
     });
     expect(noMemory.journal.recorded).toEqual([]);
+  });
+});
+
+describe('endTurn: every tool call keeps one result', () => {
+  const call = (callId: string): Message => ({ type: 'tool_call', callId, toolName: 'echo', arguments: {} });
+  const result = (callId: string, content = 'ok'): Message => ({
+    type: 'tool_result',
+    callId,
+    content,
+    isError: false,
+  });
+  const assistant: Message = { type: 'assistant', content: [], status: 'complete' };
+
+  it('answers the calls of this turn that never ran, in call order, before anything else', async () => {
+    const history = [text('go'), assistant, call('a'), call('b'), call('c'), result('b')];
+    const { journal, scope } = setup({ history, draft: 'par' });
+    await endTurn(scope, input('cancelled'), live());
+    expect(journal.appended.slice(0, 2)).toEqual([
+      { type: 'tool_result', callId: 'a', content: TOOL_CALL_SKIPPED_TEXT, isError: true },
+      { type: 'tool_result', callId: 'c', content: TOOL_CALL_SKIPPED_TEXT, isError: true },
+    ]);
+    expect(journal.trail.slice(0, 3)).toEqual([
+      'append:tool_result',
+      'append:tool_result',
+      'append:assistant',
+    ]);
+  });
+
+  it('says a failed turn did not run them', async () => {
+    const { journal, scope } = setup({ history: [text('go'), assistant, call('a')] });
+    await endTurn(scope, input('failed'), live());
+    expect(journal.appended[0]).toEqual({
+      type: 'tool_result',
+      callId: 'a',
+      content: TOOL_CALL_NOT_RUN_TEXT,
+      isError: true,
+    });
+  });
+
+  it('leaves answered calls and earlier turns alone', async () => {
+    const history = [text('old'), assistant, call('old'), text('go'), assistant, call('a'), result('a')];
+    const { journal, scope } = setup({ history });
+    await endTurn(scope, input('completed'), live());
+    expect(journal.appended).toEqual([]);
   });
 });

@@ -113,4 +113,28 @@ describe('streamModel: failed attempts resolve, never throw', () => {
     expect(journal.appended).toEqual([]);
     expect(journal.hookData('post_request')).toEqual([]);
   });
+
+  it('makes no request when the turn was cancelled while pre_request ran', async () => {
+    const provider = scripted(reply.text('unused'));
+    const { journal, scope } = setup(provider);
+    const controller = new AbortController();
+    journal.hooks.tap('pre_request', 'slow', null, () => void controller.abort());
+    const output = await streamModel(scope, input(), controller.signal);
+    expect(output).toMatchObject({ ok: false, hadOutput: false, error: { code: 'REQUEST_CANCELLED' } });
+    expect(provider.calls).toBe(0);
+  });
+
+  it('keeps a response a cancel hit after it was recorded, but fires no post_request', async () => {
+    const { journal, scope } = setup(
+      scripted(reply.text('done', { usage: { inputTokens: 1, outputTokens: 1 } })),
+    );
+    const controller = new AbortController();
+    scope.emit = (payload) => {
+      journal.emit(payload);
+      if (payload.type === 'usage') controller.abort();
+    };
+    const output = await streamModel(scope, input(), controller.signal);
+    expect(output).toMatchObject({ ok: false, error: { code: 'REQUEST_CANCELLED' } });
+    expect(journal.trail).toEqual(['hook:pre_request', 'emit:text_delta', 'append:assistant', 'emit:usage']);
+  });
 });
