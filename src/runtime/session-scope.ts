@@ -147,9 +147,13 @@ export class SessionScope {
   abandonTurn(error: AgentError): void {
     const turn = this.#turn;
     if (!turn) return this.report(null, error);
-    this.report(turn.id, error, true);
-    this.endTurn(turn.id);
-    turn.settle({ status: 'failed', usage: ZERO_USAGE, error });
+    try {
+      this.report(turn.id, error, true);
+    } finally {
+      // Even when the event stream is what broke, the turn ends and its result settles.
+      this.endTurn(turn.id);
+      turn.settle({ status: 'failed', usage: ZERO_USAGE, error });
+    }
   }
 
   /** Completes the session's event stream (the Session machine's last act). */

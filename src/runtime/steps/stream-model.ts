@@ -70,11 +70,15 @@ export async function streamModel(
   let cost: number | undefined;
   let finishReason: string | null = null;
   const started = scope.clock.now();
+  // Set while the step handles an event: what throws then (other than an invalid event) is the
+  // runtime's own bug, labelled at the seam, not the provider's failure.
+  let handling = false;
 
   try {
     for await (const event of scope.provider.chat(pre.data.request, signal) as AsyncIterable<ChatEvent>) {
       // Once cancelled, nothing more of this response reaches the stream.
       if (signal.aborted) break;
+      handling = true;
       switch (event?.type) {
         case 'text_delta':
         case 'reasoning_delta':
@@ -106,8 +110,10 @@ export async function streamModel(
         default:
           throw invalidEvent(scope.provider, event);
       }
+      handling = false;
     }
   } catch (error) {
+    if (handling && !AgentError.isInstance(error)) throw error;
     // Whatever a provider throws is the provider's failure.
     const failure = AgentError.isInstance(error)
       ? error
