@@ -68,6 +68,7 @@ export const AgentConfigSchema = /* @__PURE__ */ (() =>
     maxToolCallsPerTurn: z._default(positiveInt(), 50),
     hookTimeoutMs: z._default(positiveInt(), 30_000),
     storageTimeoutMs: z._default(positiveInt(), 30_000),
+    streamIdleTimeoutMs: z._default(positiveInt(), 60_000),
     compaction: z._default(CompactionConfigSchema, CompactionConfigSchema.parse({})),
     memory: z.optional(MemoryConfigSchema),
     retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
@@ -152,6 +153,11 @@ export interface AgentConfig {
    * awaited, and the session stops persisting (the conversation goes on in memory). Default `30_000`.
    */
   storageTimeoutMs?: number;
+  /**
+   * No `ChatEvent` from the provider for this many ms (before the first one too) aborts the
+   * request with a retryable `PROVIDER_ERROR` ("no data for N ms"). Default `60_000`.
+   */
+  streamIdleTimeoutMs?: number;
   /** Context compaction. */
   compaction?: CompactionConfig;
   /** Long-term memory (needs a registered `MemoryStorage`). */

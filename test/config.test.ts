@@ -21,6 +21,7 @@ const DESIGN_DEFAULTS = {
   maxToolCallsPerTurn: 50,
   hookTimeoutMs: 30_000,
   storageTimeoutMs: 30_000,
+  streamIdleTimeoutMs: 60_000,
   compaction: {
     enabled: true,
     thresholdRatio: 0.8,
@@ -86,6 +87,7 @@ describe('AgentConfigSchema defaults', () => {
       maxToolCallsPerTurn: 1,
       hookTimeoutMs: 1,
       storageTimeoutMs: 1,
+      streamIdleTimeoutMs: 1,
       compaction: {
         enabled: false,
         thresholdRatio: 0.5,

@@ -105,6 +105,7 @@ export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
     append: (message) => session.append(message),
     tools: session.services.tools.specs,
     draft: turn.draft,
+    idleTimeoutMs: session.services.config.streamIdleTimeoutMs,
     hook,
     emit,
     clock: session.clock,

@@ -117,7 +117,10 @@ describe('a manual clock as AgentConfig.clock', () => {
     let settled = false;
     void turn.result.then(() => (settled = true));
 
+    // The first timer is the attempt's idle watchdog; once the attempt has failed (promise
+    // callbacks only), the retry wait is the one timer left.
     await clock.timerSet();
+    await settle();
     expect(clock.pending).toEqual([5_000]);
     expect(hooks.seen.filter((h) => h.event === 'on_retry').map((h) => h.data)).toMatchObject([
       { attempt: 1, delayMs: 5_000 },

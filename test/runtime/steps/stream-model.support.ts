@@ -17,6 +17,7 @@ export function setup(provider: ModelProvider, info: ModelInfo = model()) {
   const scope: StreamScope = {
     provider,
     model: info,
+    idleTimeoutMs: 60_000,
     prompt: fakePrompt(),
     history: {
       get messages() {
