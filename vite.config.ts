@@ -10,7 +10,7 @@ import { defineConfig } from 'vitest/config';
  * - `vitest run`: unit, contract and end-to-end tests under `test/`, plus type tests
  *   (`*.test-d.ts`) checked by `tsc`.
  */
-const external = [/^xstate(\/|$)/, /^zod(\/|$)/, /^rxjs(\/|$)/, /^idb(\/|$)/, /^openai(\/|$)/];
+const external = [/^xstate(\/|$)/, /^zod(\/|$)/, /^rxjs(\/|$)/, /^idb(\/|$)/, /^minisearch(\/|$)/, /^openai(\/|$)/];
 
 export default defineConfig({
   build: {

@@ -42,6 +42,7 @@ export const MemoryConfigSchema = /* @__PURE__ */ (() =>
     maxItems: z._default(positiveInt(), 20),
     checkpointInterval: z._default(positiveInt(), 10),
     extractionModel: z.optional(z.string().check(z.minLength(1))),
+    consolidateAbove: z._default(positiveInt(), 100),
   }))();
 
 /** Schema of {@link RetryConfig}, defaults included. */
@@ -116,6 +117,13 @@ export interface MemoryConfig {
   checkpointInterval?: number;
   /** Model used for extraction. Default: the session's model. */
   extractionModel?: string;
+  /**
+   * When an extraction has saved memories and the namespace then holds more than this many, the
+   * extraction model consolidates them: it merges duplicates and drops stale memories, answering
+   * the memories to add and the ids to delete. It is shown the namespace's newest 200 memories.
+   * A failure is a non-fatal `MEMORY_FAILED` error event and never blocks a close. Default `100`.
+   */
+  consolidateAbove?: number;
 }
 
 /** Retry policy for retryable provider errors. */

@@ -70,11 +70,12 @@ describe('AgentConfigSchema defaults', () => {
     });
   });
 
-  it('fill maxItems 20 and checkpointInterval 10 in a memory section, and leave extractionModel unset', () => {
+  it('fill maxItems 20, checkpointInterval 10 and consolidateAbove 100 in a memory section, and leave extractionModel unset', () => {
     expect(resolve({ defaultModel: 'm', memory: { namespace: 'user' } }).memory).toStrictEqual({
       namespace: 'user',
       maxItems: 20,
       checkpointInterval: 10,
+      consolidateAbove: 100,
     });
   });
 
@@ -97,7 +98,13 @@ describe('AgentConfigSchema defaults', () => {
         keepRecentRatio: 0.1,
         maxConsecutiveFailures: 1,
       },
-      memory: { namespace: 'n', maxItems: 1, checkpointInterval: 1, extractionModel: 'small' },
+      memory: {
+        namespace: 'n',
+        maxItems: 1,
+        checkpointInterval: 1,
+        extractionModel: 'small',
+        consolidateAbove: 1,
+      },
       retry: { maxRetries: 0, initialDelayMs: 0, maxDelayMs: 0 },
     } satisfies AgentConfig;
     expect(resolve(config)).toStrictEqual(config);
@@ -110,6 +117,7 @@ describe('AgentConfigSchema defaults', () => {
       namespace: 'u',
       maxItems: 20,
       checkpointInterval: 10,
+      consolidateAbove: 100,
     });
   });
 
