@@ -4,7 +4,7 @@ import type { ModelProvider } from '../../src/ports/model-provider.js';
 import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import { ProviderRegistry } from '../../src/providers/provider-registry.js';
 import type { ChatEvent, ChatRequest, ModelInfo } from '../../src/types.js';
-import { ChatCompletionsServer, collect, sseEvent, streamText } from './support/chat-completions-server.js';
+import { ChatCompletionsServer, collect, sseEvent, streamText } from '../support/chat-completions-server.js';
 
 const info = (id: string): ModelInfo => ({
   id,

@@ -3,9 +3,14 @@
  * real `openai` SDK.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIProvider, type OpenAIProviderOptions } from '../../src/providers/openai/openai-provider.js';
-import type { ChatRequest } from '../../src/types.js';
-import { ChatCompletionsServer, collect, sseEvent, streamText } from './support/chat-completions-server.js';
+import { OpenAIProvider, type OpenAIProviderOptions } from '../../../src/providers/openai/openai-provider.js';
+import type { ChatRequest } from '../../../src/types.js';
+import {
+  ChatCompletionsServer,
+  collect,
+  sseEvent,
+  streamText,
+} from '../../support/chat-completions-server.js';
 
 const model = {
   id: 'gpt-test',

@@ -4,16 +4,16 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
-import type { ChatRequest } from '../../src/types.js';
+import { AgentError } from '../../../src/errors.js';
+import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
+import type { ChatRequest } from '../../../src/types.js';
 import {
   ChatCompletionsServer,
   closed,
   sseEvent,
   startSse,
   writeInPieces,
-} from './support/chat-completions-server.js';
+} from '../../support/chat-completions-server.js';
 
 let server: ChatCompletionsServer;
 let provider: OpenAIProvider;

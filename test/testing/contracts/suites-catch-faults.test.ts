@@ -4,14 +4,14 @@
  * in-memory.contract.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import type { MemoryStorage, SessionStorage } from '../../src/ports/storage.js';
-import { InMemoryMemoryStorage } from '../../src/storage/in-memory-memory-storage.js';
-import { InMemorySessionStorage } from '../../src/storage/in-memory-session-storage.js';
-import type { SessionEvent, SessionPage } from '../../src/types.js';
-import type { ContractCase } from '../../src/testing/contracts/check.js';
-import { memoryStorageContract } from '../../src/testing/contracts/memory-storage.contract.js';
-import { sessionStorageContract } from '../../src/testing/contracts/session-storage.contract.js';
+import { AgentError } from '../../../src/errors.js';
+import type { MemoryStorage, SessionStorage } from '../../../src/ports/storage.js';
+import { InMemoryMemoryStorage } from '../../../src/storage/in-memory-memory-storage.js';
+import { InMemorySessionStorage } from '../../../src/storage/in-memory-session-storage.js';
+import type { SessionEvent, SessionPage } from '../../../src/types.js';
+import type { ContractCase } from '../../../src/testing/contracts/check.js';
+import { memoryStorageContract } from '../../../src/testing/contracts/memory-storage.contract.js';
+import { sessionStorageContract } from '../../../src/testing/contracts/session-storage.contract.js';
 
 function caseNamed<S>(suite: ContractCase<S>[], prefix: string): ContractCase<S> {
   const found = suite.find((c) => c.name.startsWith(prefix));

@@ -4,15 +4,15 @@
  * provider marked retryable, honouring its Retry-After.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentBuilder } from '../../src/builder.js';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
-import type { AgentEventPayload } from '../../src/types.js';
+import { AgentBuilder } from '../../../src/builder.js';
+import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
+import type { AgentEventPayload } from '../../../src/types.js';
 import {
   ChatCompletionsServer,
   readFixture,
   startSse,
   writeInPieces,
-} from './support/chat-completions-server.js';
+} from '../../support/chat-completions-server.js';
 
 let server: ChatCompletionsServer;
 beforeAll(async () => {

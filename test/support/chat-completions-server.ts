@@ -12,7 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChatEvent } from '../../../src/types.js';
+import type { ChatEvent } from '../../src/types.js';
 
 /** A request as the server received it. */
 export interface RecordedRequest {
@@ -71,7 +71,7 @@ export class ChatCompletionsServer {
 
 /** The recorded streams, copied into the repo with their SOURCES.md. */
 export function readFixture(name: string): string {
-  return readFileSync(new URL(`../../fixtures/chat-completions-sse/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../fixtures/chat-completions-sse/${name}`, import.meta.url), 'utf8');
 }
 
 /** Starts a 200 SSE response. */

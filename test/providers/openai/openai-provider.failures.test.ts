@@ -6,9 +6,9 @@ import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
-import type { ChatRequest } from '../../src/types.js';
+import { AgentError } from '../../../src/errors.js';
+import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
+import type { ChatRequest } from '../../../src/types.js';
 import {
   ChatCompletionsServer,
   collect,
@@ -17,7 +17,7 @@ import {
   startSse,
   streamText,
   writeInPieces,
-} from './support/chat-completions-server.js';
+} from '../../support/chat-completions-server.js';
 
 const model = {
   id: 'm',

@@ -5,9 +5,9 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, it } from 'vitest';
-import { IndexedDbMemoryStorage, IndexedDbSessionStorage } from '../../src/storage/indexeddb/index.js';
-import { memoryStorageContract } from '../../src/testing/contracts/memory-storage.contract.js';
-import { sessionStorageContract } from '../../src/testing/contracts/session-storage.contract.js';
+import { IndexedDbMemoryStorage, IndexedDbSessionStorage } from '../../../src/storage/indexeddb/index.js';
+import { memoryStorageContract } from '../../../src/testing/contracts/memory-storage.contract.js';
+import { sessionStorageContract } from '../../../src/testing/contracts/session-storage.contract.js';
 
 describe('IndexedDbSessionStorage meets the SessionStorage contract (fake-indexeddb)', () => {
   for (const contractCase of sessionStorageContract) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import { check } from '../../src/testing/contracts/check.js';
+import { AgentError } from '../../../src/errors.js';
+import { check } from '../../../src/testing/contracts/check.js';
 
 describe('check (the contract suites’ assertion helper)', () => {
   it('equal compares with Object.is and names the value', () => {

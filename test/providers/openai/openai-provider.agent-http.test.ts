@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { AgentBuilder, defineTool, OpenAIProvider, type Plugin } from '../../src/index.js';
-import { ChatCompletionsServer, sseEvent, startSse } from './support/chat-completions-server.js';
+import { AgentBuilder, defineTool, OpenAIProvider, type Plugin } from '../../../src/index.js';
+import { ChatCompletionsServer, sseEvent, startSse } from '../../support/chat-completions-server.js';
 
 let server: ChatCompletionsServer;
 beforeAll(async () => {

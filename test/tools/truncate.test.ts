@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { MAX_TOOL_OUTPUT_BYTES, TRUNCATION_MARKER, truncateToolOutput } from '../src/tools/truncate.js';
+import { MAX_TOOL_OUTPUT_BYTES, TRUNCATION_MARKER, truncateToolOutput } from '../../src/tools/truncate.js';
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 

@@ -1,16 +1,16 @@
 import { describe, it, expect } from 'vitest';
 import * as z from 'zod/mini';
 import { z as zc } from 'zod';
-import { AgentError } from '../src/errors.js';
-import { HookRegistry } from '../src/hooks/hook-registry.js';
-import { defineTool } from '../src/ports/tool-handler.js';
-import type { ToolHandler } from '../src/ports/tool-handler.js';
-import { HookResult } from '../src/types.js';
-import type { AgentEventPayload } from '../src/types.js';
-import { ToolDispatcher } from '../src/tools/tool-dispatcher.js';
-import type { ToolBatchContext, ToolCallRequest } from '../src/tools/tool-dispatcher.js';
-import { TOOL_CALL_SKIPPED_TEXT } from '../src/prompt/tool-result-texts.js';
-import { MAX_TOOL_OUTPUT_BYTES, TRUNCATION_MARKER } from '../src/tools/truncate.js';
+import { AgentError } from '../../src/errors.js';
+import { HookRegistry } from '../../src/hooks/hook-registry.js';
+import { defineTool } from '../../src/ports/tool-handler.js';
+import type { ToolHandler } from '../../src/ports/tool-handler.js';
+import { HookResult } from '../../src/types.js';
+import type { AgentEventPayload } from '../../src/types.js';
+import { ToolDispatcher } from '../../src/tools/tool-dispatcher.js';
+import type { ToolBatchContext, ToolCallRequest } from '../../src/tools/tool-dispatcher.js';
+import { TOOL_CALL_SKIPPED_TEXT } from '../../src/prompt/tool-result-texts.js';
+import { MAX_TOOL_OUTPUT_BYTES, TRUNCATION_MARKER } from '../../src/tools/truncate.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

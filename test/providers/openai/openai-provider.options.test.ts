@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import { OpenAIProvider, type OpenAIProviderOptions } from '../../src/providers/openai/openai-provider.js';
-import type { ModelInfo } from '../../src/types.js';
+import { AgentError } from '../../../src/errors.js';
+import { OpenAIProvider, type OpenAIProviderOptions } from '../../../src/providers/openai/openai-provider.js';
+import type { ModelInfo } from '../../../src/types.js';
 
 const model: ModelInfo = {
   id: 'm',

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
+import { AgentError } from '../../../src/errors.js';
 import {
   ChatStreamAssembler,
   type WireChunk,
   type WireDelta,
-} from '../../src/providers/openai/stream-assembler.js';
-import type { ChatEvent } from '../../src/types.js';
+} from '../../../src/providers/openai/stream-assembler.js';
+import type { ChatEvent } from '../../../src/types.js';
 
 const delta = (d: WireDelta, finish: string | null = null): WireChunk => ({
   choices: [{ index: 0, delta: d, finish_reason: finish }],

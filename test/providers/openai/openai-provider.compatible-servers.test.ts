@@ -3,9 +3,14 @@
  * test/fixtures/chat-completions-sse/SOURCES.md), synthesised and served over real HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
-import type { ChatRequest } from '../../src/types.js';
-import { ChatCompletionsServer, collect, sseEvent, streamText } from './support/chat-completions-server.js';
+import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
+import type { ChatRequest } from '../../../src/types.js';
+import {
+  ChatCompletionsServer,
+  collect,
+  sseEvent,
+  streamText,
+} from '../../support/chat-completions-server.js';
 
 let server: ChatCompletionsServer;
 let provider: OpenAIProvider;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toWireMessages, toWireRequest } from '../../src/providers/openai/to-wire.js';
-import type { ChatRequest, Message } from '../../src/types.js';
+import { toWireMessages, toWireRequest } from '../../../src/providers/openai/to-wire.js';
+import type { ChatRequest, Message } from '../../../src/types.js';
 
 const user = (text: string): Message => ({ type: 'user', content: [{ type: 'text', text }] });
 const call = (callId: string, args: unknown): Message => ({

@@ -5,9 +5,9 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import { IndexedDbMemoryStorage, IndexedDbSessionStorage } from '../../src/storage/indexeddb/index.js';
-import { indexedDbCases, userEvent } from '../browser/indexeddb.cases.js';
+import { AgentError } from '../../../src/errors.js';
+import { IndexedDbMemoryStorage, IndexedDbSessionStorage } from '../../../src/storage/indexeddb/index.js';
+import { indexedDbCases, userEvent } from '../../browser/indexeddb.cases.js';
 
 // Room for the 10,000-event case on a busy machine.
 describe('IndexedDB storages (fake-indexeddb)', { timeout: 60_000 }, () => {

@@ -5,7 +5,7 @@ import {
   isRetryableStatus,
   isTransientErrorBody,
   retryAfterMsFromHeaders,
-} from '../../src/providers/openai/errors.js';
+} from '../../../src/providers/openai/errors.js';
 
 const headers = (entries: Record<string, string>) => new Headers(entries);
 

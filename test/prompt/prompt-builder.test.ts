@@ -1,6 +1,6 @@
 import { describe, it, expect, vi, afterEach } from 'vitest';
-import { buildDynamic, buildStable, combine } from '../src/prompt/prompt-builder.js';
-import type { DynamicPromptInput, StablePromptInput } from '../src/prompt/prompt-builder.js';
+import { buildDynamic, buildStable, combine } from '../../src/prompt/prompt-builder.js';
+import type { DynamicPromptInput, StablePromptInput } from '../../src/prompt/prompt-builder.js';
 import {
   COMPACTION_PROMPT,
   COMPACTION_SUMMARY_PREFIX,
@@ -14,8 +14,8 @@ import {
   SKILLS_SECTION_HEADER,
   SKILL_USAGE_RULES,
   renderMemoryExtractionInput,
-} from '../src/prompt/templates.js';
-import type { Memory } from '../src/types.js';
+} from '../../src/prompt/templates.js';
+import type { Memory } from '../../src/types.js';
 
 const memory = (content: string, tags?: string[]): Memory => ({
   id: content,

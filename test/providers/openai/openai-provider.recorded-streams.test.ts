@@ -5,16 +5,16 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
-import type { ChatEvent, ChatRequest, TokenUsage } from '../../src/types.js';
+import { AgentError } from '../../../src/errors.js';
+import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
+import type { ChatEvent, ChatRequest, TokenUsage } from '../../../src/types.js';
 import {
   ChatCompletionsServer,
   collect,
   joined,
   readFixture,
   streamText,
-} from './support/chat-completions-server.js';
+} from '../../support/chat-completions-server.js';
 
 interface Expected {
   text: string;

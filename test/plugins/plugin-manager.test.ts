@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { HookRegistry } from '../src/hooks/hook-registry.js';
-import { PluginManager } from '../src/plugins/plugin-manager.js';
-import type { Plugin, PluginContext } from '../src/ports/plugin.js';
-import { HookResult } from '../src/types.js';
+import { HookRegistry } from '../../src/hooks/hook-registry.js';
+import { PluginManager } from '../../src/plugins/plugin-manager.js';
+import type { Plugin, PluginContext } from '../../src/ports/plugin.js';
+import { HookResult } from '../../src/types.js';
 
 const ctx = { sessionId: 's', turnId: 't' };
 

@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import { AgentError } from '../src/errors.js';
-import { HookRegistry } from '../src/hooks/hook-registry.js';
-import type { HookDataMap, HookHandler } from '../src/ports/plugin.js';
-import { HookResult } from '../src/types.js';
-import type { ChatRequest } from '../src/types.js';
+import { AgentError } from '../../src/errors.js';
+import { HookRegistry } from '../../src/hooks/hook-registry.js';
+import type { HookDataMap, HookHandler } from '../../src/ports/plugin.js';
+import { HookResult } from '../../src/types.js';
+import type { ChatRequest } from '../../src/types.js';
 
 const ctx = { sessionId: 'session-1', turnId: 'turn-1' };
 const registry = (timeoutMs = 1_000) => new HookRegistry({ timeoutMs });

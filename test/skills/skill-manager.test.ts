@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { SkillManager } from '../src/skills/skill-manager.js';
-import type { SkillDefinition } from '../src/types.js';
+import { SkillManager } from '../../src/skills/skill-manager.js';
+import type { SkillDefinition } from '../../src/types.js';
 
 const review: SkillDefinition = {
   name: 'review',
