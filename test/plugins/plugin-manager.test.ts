@@ -3,6 +3,7 @@ import { HookRegistry } from '../../src/hooks/hook-registry.js';
 import { PluginManager } from '../../src/plugins/plugin-manager.js';
 import type { Plugin, PluginContext } from '../../src/ports/plugin.js';
 import { HookResult } from '../../src/types.js';
+import { expectAgentError } from '../support/errors.js';
 
 const ctx = { sessionId: 's', turnId: 't' };
 
@@ -63,7 +64,7 @@ describe('PluginManager.initialize', () => {
       { plugin: loggingPlugin('d', log), config: null },
     ]);
     const hooks = new HookRegistry({ timeoutMs: 1_000 });
-    const error = await manager.initialize(hooks).catch((e: unknown) => e);
+    const error = await expectAgentError(manager.initialize(hooks));
     expect(error).toMatchObject({
       code: 'PLUGIN_INIT_FAILED',
       message: "[PLUGIN_INIT_FAILED] plugin 'c': no API key",
@@ -144,9 +145,11 @@ describe('PluginManager.initialize', () => {
         { plugin: loggingPlugin('fine', log), config: null },
         { plugin: plugin as unknown as Plugin, config: null },
       ]);
-      const error = await manager.initialize(new HookRegistry({ timeoutMs: 1_000 })).catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: 'INVALID_INPUT' });
-      expect((error as Error).message).toContain('plugins[1]');
+      await expectAgentError(
+        manager.initialize(new HookRegistry({ timeoutMs: 1_000 })),
+        'INVALID_INPUT',
+        'plugins[1]',
+      );
     }
     expect(log).toEqual([]);
   });

@@ -1,5 +1,6 @@
 /**
- * The one way tests check a failure: {@link expectAgentError}.
+ * The one way tests check a failure: {@link expectAgentError} for something that should fail, and
+ * {@link asAgentError} for an error already caught (a stream outcome's `error`, say).
  * @module
  */
 import { expect } from 'vitest';
@@ -8,36 +9,46 @@ import { AgentError, type AgentErrorCode } from '../../src/index.js';
 /**
  * The {@link AgentError} that `action` fails with — a promise that rejects, or a function that
  * throws (or returns a promise that rejects) — after checking that it is one, with `code` when
- * given. Fails the test when `action` succeeds or fails with anything else.
+ * given, and that its message contains each of `named`. Fails the test when `action` succeeds
+ * or fails with anything else.
  * @example
  * await expectAgentError(agent.newSession(), 'SESSION_BUSY');
- * const error = await expectAgentError(() => decodeCursor('nope'), 'INVALID_INPUT');
- * expect(error.message).toContain("'nope'");
+ * await expectAgentError(() => decodeCursor('nope'), 'INVALID_INPUT', "'nope'");
  */
 export async function expectAgentError(
   action: PromiseLike<unknown> | (() => unknown),
   code?: AgentErrorCode,
+  ...named: string[]
 ): Promise<AgentError> {
-  const expected = `an AgentError${code ? ` with code ${code}` : ''}`;
-  let outcome: { failed: false; value: unknown } | { failed: true; error: unknown };
+  let value: unknown;
   try {
-    const value = typeof action === 'function' ? action() : action;
-    outcome = { failed: false, value: await value };
+    value = await (typeof action === 'function' ? action() : action);
   } catch (error) {
-    outcome = { failed: true, error };
+    const agentError = asAgentError(error, code);
+    for (const part of named) expect(agentError.message).toContain(part);
+    return agentError;
   }
-  if (!outcome.failed) {
-    throw new Error(`expected ${expected}, but it succeeded with ${describe(outcome.value)}`);
-  }
-  const { error } = outcome;
-  expect(AgentError.isInstance(error), `expected ${expected}, got ${describe(error)}`).toBe(true);
-  expect(error).toBeInstanceOf(AgentError);
-  if (code) expect((error as AgentError).code, (error as AgentError).message).toBe(code);
-  return error as AgentError;
+  throw new Error(`expected ${anAgentError(code)}, but it succeeded with ${describe(value)}`);
 }
+
+/**
+ * `error`, after checking that it is an {@link AgentError}, with `code` when given.
+ * @example
+ * const { events, error } = await collect(provider.chat(request, signal));
+ * expect(asAgentError(error, 'PROVIDER_ERROR').retryable).toBe(true);
+ */
+export function asAgentError(error: unknown, code?: AgentErrorCode): AgentError {
+  expect(AgentError.isInstance(error), `expected ${anAgentError(code)}, got ${describe(error)}`).toBe(true);
+  expect(error).toBeInstanceOf(AgentError);
+  const agentError = error as AgentError;
+  if (code) expect(agentError.code, agentError.message).toBe(code);
+  return agentError;
+}
+
+const anAgentError = (code?: AgentErrorCode) => `an AgentError${code ? ` with code ${code}` : ''}`;
 
 function describe(value: unknown): string {
   if (value instanceof Error) return `${value.name}: ${value.message}`;
-  if (value === undefined || typeof value !== 'object' || value === null) return String(value);
+  if (typeof value !== 'object' || value === null) return String(value);
   return value.constructor?.name ?? 'an object';
 }

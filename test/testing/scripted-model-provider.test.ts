@@ -3,6 +3,8 @@ import { AgentError } from '../../src/errors.js';
 import type { ModelProvider } from '../../src/ports/model-provider.js';
 import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptItem } from '../../src/testing/index.js';
 import type { ChatEvent, ChatRequest } from '../../src/types.js';
+import { expectAgentError } from '../support/errors.js';
+import { hasSettled } from '../support/waits.js';
 
 const request = (text = 'hi'): ChatRequest => ({
   model: 'scripted-model',
@@ -16,32 +18,6 @@ async function collect(stream: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
   const events: ChatEvent[] = [];
   for await (const event of stream) events.push(event);
   return events;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
-
-function expectAgentError(error: unknown, code: string): AgentError {
-  expect(AgentError.isInstance(error)).toBe(true);
-  expect((error as AgentError).code).toBe(code);
-  return error as AgentError;
-}
-
-/** Whether `promise` has settled after all pending microtasks ran. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  promise.then(
-    () => (done = true),
-    () => (done = true),
-  );
-  for (let i = 0; i < 20; i += 1) await Promise.resolve();
-  return done;
 }
 
 afterEach(() => {
@@ -148,10 +124,7 @@ describe('ScriptedModelProvider playback', () => {
     const provider = new ScriptedModelProvider({ script: [reply.text('only')] });
     const signal = new AbortController().signal;
     await collect(provider.chat(request(), signal));
-    const error = expectAgentError(
-      await rejection(collect(provider.chat(request(), signal))),
-      'PROVIDER_ERROR',
-    );
+    const error = await expectAgentError(collect(provider.chat(request(), signal)), 'PROVIDER_ERROR');
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('ScriptedModelProvider: no scripted response for call #2');
     expect(provider.calls).toBe(2);
@@ -174,29 +147,29 @@ describe('ScriptedModelProvider playback', () => {
     });
     const signal = new AbortController().signal;
     const received: ChatEvent[] = [];
-    const error = await rejection(
+    await expect(
       (async () => {
         for await (const event of provider.chat(request(), signal)) received.push(event);
       })(),
-    );
-    expect(error).toBe(failure);
+    ).rejects.toBe(failure);
     expect(received).toEqual([{ type: 'text_delta', text: 'partial' }]);
-    expect(await rejection(collect(provider.chat(request(), signal)))).toBe(odd);
+    await expect(collect(provider.chat(request(), signal))).rejects.toBe(odd);
     expect(provider.aborted).toBe(0);
   });
 });
 
 describe('ScriptedModelProvider delay and wait', () => {
   it('delay holds the next item until its time has passed', async () => {
-    vi.useFakeTimers();
+    // Only the timers: setImmediate stays real, so hasSettled can drain the promise jobs.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const provider = new ScriptedModelProvider({
       script: [[{ type: 'delay', ms: 100 }, ...reply.text('late')]],
     });
     const stream = provider.chat(request(), new AbortController().signal);
     const next = stream.next();
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     await vi.advanceTimersByTimeAsync(99);
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(await next).toEqual({ done: false, value: { type: 'text_delta', text: 'late' } });
   });
@@ -212,7 +185,7 @@ describe('ScriptedModelProvider delay and wait', () => {
     const stream = provider.chat(request(), new AbortController().signal);
     expect((await stream.next()).value).toEqual({ type: 'text_delta', text: 'before' });
     const next = stream.next();
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     release();
     expect((await next).value).toEqual({ type: 'text_delta', text: 'after' });
   });
@@ -222,7 +195,7 @@ describe('ScriptedModelProvider delay and wait', () => {
     const provider = new ScriptedModelProvider({
       script: [[{ type: 'wait', until: Promise.reject(failure) }, ...reply.text('never')]],
     });
-    expect(await rejection(collect(provider.chat(request(), new AbortController().signal)))).toBe(failure);
+    await expect(collect(provider.chat(request(), new AbortController().signal))).rejects.toBe(failure);
   });
 });
 
@@ -235,9 +208,9 @@ describe('ScriptedModelProvider abort', () => {
     const stream = provider.chat(request(), controller.signal);
     await stream.next();
     const next = stream.next();
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     controller.abort();
-    expectAgentError(await rejection(next), 'REQUEST_CANCELLED');
+    await expectAgentError(next, 'REQUEST_CANCELLED');
     expect(provider.aborted).toBe(1);
   });
 
@@ -247,9 +220,9 @@ describe('ScriptedModelProvider abort', () => {
     });
     const controller = new AbortController();
     const next = provider.chat(request(), controller.signal)[Symbol.asyncIterator]().next();
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     controller.abort();
-    expectAgentError(await rejection(next), 'REQUEST_CANCELLED');
+    await expectAgentError(next, 'REQUEST_CANCELLED');
     expect(provider.aborted).toBe(1);
   });
 
@@ -259,7 +232,7 @@ describe('ScriptedModelProvider abort', () => {
     const stream = provider.chat(request(), controller.signal);
     expect((await stream.next()).value).toEqual({ type: 'text_delta', text: 'ab' });
     controller.abort();
-    expectAgentError(await rejection(stream.next()), 'REQUEST_CANCELLED');
+    await expectAgentError(stream.next(), 'REQUEST_CANCELLED');
     expect(provider.aborted).toBe(1);
     expect(await stream.next()).toEqual({ done: true, value: undefined });
   });
@@ -268,10 +241,7 @@ describe('ScriptedModelProvider abort', () => {
     const provider = new ScriptedModelProvider({ script: [reply.text('kept')] });
     const controller = new AbortController();
     controller.abort();
-    expectAgentError(
-      await rejection(collect(provider.chat(request(), controller.signal))),
-      'REQUEST_CANCELLED',
-    );
+    await expectAgentError(collect(provider.chat(request(), controller.signal)), 'REQUEST_CANCELLED');
     expect(provider.remaining).toBe(1);
     expect(provider.calls).toBe(1);
     expect(provider.aborted).toBe(1);

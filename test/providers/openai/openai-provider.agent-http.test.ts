@@ -3,23 +3,15 @@
  * a local OpenAI-compatible server on 127.0.0.1 — two tool rounds in one turn, a 429 with
  * Retry-After then success, 500s exhausting the retries, and a 401 that is not retried.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { AgentBuilder, defineTool, OpenAIProvider, type Plugin } from '../../../src/index.js';
-import { ChatCompletionsServer, sseEvent, startSse } from '../../support/chat-completions-server.js';
+import { defineTool, type Plugin } from '../../../src/index.js';
+import { createTestAgent, testPlugin } from '../../support/agent.js';
+import { sseEvent, startSse } from '../../support/chat-completions-server.js';
+import { chatModel, withChatServer } from '../../support/chat-server.js';
 
-let server: ChatCompletionsServer;
-beforeAll(async () => {
-  server = await ChatCompletionsServer.start();
-});
-afterAll(() => server.close());
-
-const model = {
-  id: 'local',
-  displayName: 'Local',
-  contextWindow: 32_000,
-  capabilities: { toolUse: true, vision: false, streaming: true },
-};
+const local = withChatServer();
+const model = chatModel('local', { contextWindow: 32_000 });
 const base = { id: 'x', object: 'chat.completion.chunk', created: 0, model: 'local' };
 const chunk = (delta: object, finish: string | null = null) =>
   sseEvent({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
@@ -45,17 +37,12 @@ const answer = (text: string) =>
   chunk({ role: 'assistant', content: text }) + chunk({}, 'stop') + usageChunk(30, 7) + 'data: [DONE]\n\n';
 
 function hookLog(log: string[]): Plugin {
-  return {
-    id: 'log',
-    displayName: 'Log',
-    description: 'records request hooks',
-    apply(ctx) {
-      ctx.tap('pre_request', ({ data }) => void log.push(`pre:${data.attempt}`));
-      ctx.tap('on_retry', ({ data }) => void log.push(`retry:${data.attempt}:${data.delayMs}`));
-      ctx.tap('post_request', ({ data }) => void log.push(`post:${data.attempt}:${data.finishReason}`));
-      ctx.tap('on_error', ({ data }) => void log.push(`error:${data.error.code}`));
-    },
-  };
+  return testPlugin('log', {
+    pre_request: ({ data }) => void log.push(`pre:${data.attempt}`),
+    on_retry: ({ data }) => void log.push(`retry:${data.attempt}:${data.delayMs}`),
+    post_request: ({ data }) => void log.push(`post:${data.attempt}:${data.finishReason}`),
+    on_error: ({ data }) => void log.push(`error:${data.error.code}`),
+  });
 }
 
 async function agentWith(log: string[] = [], retry = { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 20 }) {
@@ -65,21 +52,24 @@ async function agentWith(log: string[] = [], retry = { maxRetries: 2, initialDel
     parameters: z.object({ city: z.string() }),
     execute: async ({ arguments: { city } }) => `${city}: sunny`,
   });
-  return new AgentBuilder({ defaultModel: 'local', retry })
-    .registerModelProvider(new OpenAIProvider({ baseURL: server.baseURL, apiKey: 'local', models: [model] }))
-    .registerTool(weather)
-    .registerPlugin(hookLog(log))
-    .build();
+  const { agent } = await createTestAgent({
+    provider: local.provider({ apiKey: 'local', models: [model] }),
+    sessionStorage: null,
+    config: { retry },
+    tools: [weather],
+    plugins: [hookLog(log)],
+  });
+  return agent;
 }
 
 describe('an agent over real HTTP', () => {
   it('runs two tool rounds in one turn and sends the whole history back each time', async () => {
     const script = [toolRound('call_1', 'Paris'), toolRound('call_2', 'Lyon'), answer('Both sunny.')];
-    server.respondWith((_req, res) => {
+    local.server.respondWith((_req, res) => {
       startSse(res);
       res.end(script.shift());
     });
-    const before = server.requests.length;
+    const before = local.server.requests.length;
     const agent = await agentWith();
     const session = await agent.newSession();
     const turn = await session.sendMessage('Weather in Paris, then Lyon?');
@@ -88,7 +78,7 @@ describe('an agent over real HTTP', () => {
       status: 'completed',
       usage: { inputTokens: 50, outputTokens: 17, totalTokens: 67 },
     });
-    const requests = server.requests.slice(before);
+    const requests = local.server.requests.slice(before);
     expect(requests).toHaveLength(3);
     const third = requests[2]!.body['messages'] as {
       role: string;
@@ -113,7 +103,7 @@ describe('an agent over real HTTP', () => {
 
   it('retries a 429 after its Retry-After, firing the request hooks per attempt', async () => {
     let calls = 0;
-    server.respondWith((_req, res) => {
+    local.server.respondWith((_req, res) => {
       calls++;
       if (calls === 1) {
         res
@@ -136,7 +126,7 @@ describe('an agent over real HTTP', () => {
 
   it('gives up after maxRetries on repeated 500s, with on_error before the failure', async () => {
     let calls = 0;
-    server.respondWith((_req, res) => {
+    local.server.respondWith((_req, res) => {
       calls++;
       res
         .writeHead(500, { 'content-type': 'application/json' })
@@ -156,7 +146,7 @@ describe('an agent over real HTTP', () => {
 
   it('does not retry a 401', async () => {
     let calls = 0;
-    server.respondWith((_req, res) => {
+    local.server.respondWith((_req, res) => {
       calls++;
       res
         .writeHead(401, { 'content-type': 'application/json' })

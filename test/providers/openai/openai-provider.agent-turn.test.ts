@@ -3,50 +3,31 @@
  * server runs a turn end to end (real SDK, real HTTP), and the runtime retries a 503 the
  * provider marked retryable, honouring its Retry-After.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentBuilder } from '../../../src/builder.js';
-import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
+import { describe, expect, it } from 'vitest';
 import type { AgentEventPayload } from '../../../src/types.js';
-import {
-  ChatCompletionsServer,
-  readFixture,
-  startSse,
-  writeInPieces,
-} from '../../support/chat-completions-server.js';
+import { createTestAgent, testPlugin } from '../../support/agent.js';
+import { readFixture, startSse, writeInPieces } from '../../support/chat-completions-server.js';
+import { chatModel, withChatServer } from '../../support/chat-server.js';
 
-let server: ChatCompletionsServer;
-beforeAll(async () => {
-  server = await ChatCompletionsServer.start();
-});
-afterAll(() => server.close());
+const local = withChatServer();
+const pricing = { inputPerMillion: 1, outputPerMillion: 2 };
 
 function localProvider() {
-  return new OpenAIProvider({
-    baseURL: server.baseURL,
+  return local.provider({
     apiKey: 'ollama',
     maxTokensField: 'max_tokens',
-    models: [
-      {
-        id: 'qwen3:8b',
-        displayName: 'Qwen3 8B',
-        contextWindow: 40_960,
-        capabilities: { toolUse: true, vision: false, streaming: true },
-        pricing: { inputPerMillion: 1, outputPerMillion: 2 },
-      },
-    ],
+    models: [chatModel('qwen3:8b', { contextWindow: 40_960, pricing })],
   });
 }
 
 describe('an agent on OpenAIProvider', () => {
   it('streams a turn from a local server: text deltas, usage with cost, completion', async () => {
-    server.respondWith(async (_req, res) => {
+    local.server.respondWith(async (_req, res) => {
       startSse(res);
       await writeInPieces(res, readFixture('02-openai-text-include-usage.sse'));
       res.end();
     });
-    const agent = await new AgentBuilder({ defaultModel: 'qwen3:8b' })
-      .registerModelProvider(localProvider())
-      .build();
+    const { agent } = await createTestAgent({ provider: localProvider(), sessionStorage: null });
     const session = await agent.newSession();
     const turn = await session.sendMessage('Which ocean is the largest between Africa and South America?');
     const payloads: AgentEventPayload[] = [];
@@ -59,14 +40,14 @@ describe('an agent on OpenAIProvider', () => {
     expect(payloads.map((p) => (p.type === 'text_delta' ? p.text : '')).join('')).toBe('Atlantic Ocean.');
     expect(payloads.find((p) => p.type === 'usage')).toMatchObject({ cost: (22 * 1 + 4 * 2) / 1e6 });
     expect(payloads.at(-1)).toMatchObject({ type: 'turn_complete', finishReason: 'stop' });
-    const sent = server.requests.at(-1)?.body;
+    const sent = local.server.requests.at(-1)?.body;
     expect(sent?.['model']).toBe('qwen3:8b');
     expect(sent?.['stream']).toBe(true);
   });
 
   it('is retried by the runtime after a retryable 503, waiting what Retry-After said', async () => {
     let calls = 0;
-    server.respondWith(async (_req, res) => {
+    local.server.respondWith(async (_req, res) => {
       calls += 1;
       if (calls === 1) {
         res.writeHead(503, { 'content-type': 'application/json', 'retry-after-ms': '5' });
@@ -78,22 +59,14 @@ describe('an agent on OpenAIProvider', () => {
       res.end();
     });
     const retryDelays: unknown[] = [];
-    const agent = await new AgentBuilder({
-      defaultModel: 'qwen3:8b',
-      retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 50 },
-    })
-      .registerModelProvider(localProvider())
-      .registerPlugin({
-        id: 'retry-observer',
-        displayName: 'Retry observer',
-        description: 'records on_retry',
-        apply(ctx) {
-          ctx.tap('on_retry', ({ data }) => {
-            retryDelays.push((data as { delayMs: number }).delayMs);
-          });
-        },
-      })
-      .build();
+    const { agent } = await createTestAgent({
+      provider: localProvider(),
+      sessionStorage: null,
+      config: { retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 50 } },
+      plugins: [
+        testPlugin('retry-observer', { on_retry: ({ data }) => void retryDelays.push(data.delayMs) }),
+      ],
+    });
     const session = await agent.newSession();
     const turn = await session.sendMessage('Where is the Falklands?');
     const result = await turn.result;

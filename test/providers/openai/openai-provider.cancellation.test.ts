@@ -3,37 +3,14 @@
  * throws `REQUEST_CANCELLED`; a consumer that stops iterating also closes the request.
  */
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../../src/errors.js';
-import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
+import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/types.js';
-import {
-  ChatCompletionsServer,
-  closed,
-  sseEvent,
-  startSse,
-  writeInPieces,
-} from '../../support/chat-completions-server.js';
+import { closed, sseEvent, startSse, writeInPieces } from '../../support/chat-completions-server.js';
+import { withChatServer } from '../../support/chat-server.js';
+import { expectAgentError } from '../../support/errors.js';
 
-let server: ChatCompletionsServer;
-let provider: OpenAIProvider;
-
-beforeAll(async () => {
-  server = await ChatCompletionsServer.start();
-  provider = new OpenAIProvider({
-    baseURL: server.baseURL,
-    apiKey: 'test-key',
-    models: [
-      {
-        id: 'm',
-        displayName: 'M',
-        contextWindow: 8192,
-        capabilities: { toolUse: true, vision: false, streaming: true },
-      },
-    ],
-  });
-});
-afterAll(() => server.close());
+const local = withChatServer();
+const chat = (signal: AbortSignal) => local.provider().chat(request, signal)[Symbol.asyncIterator]();
 
 const request: ChatRequest = {
   model: 'm',
@@ -46,7 +23,7 @@ const request: ChatRequest = {
 /** The server streams one delta and then keeps the response open; resolves with it when asked. */
 function holdOpenAfterFirstDelta(): Promise<ServerResponse> {
   return new Promise((resolve) => {
-    server.respondWith(async (_req, res) => {
+    local.server.respondWith(async (_req, res) => {
       startSse(res);
       await writeInPieces(
         res,
@@ -59,23 +36,14 @@ function holdOpenAfterFirstDelta(): Promise<ServerResponse> {
 
 /** The server never answers; resolves with the response object as soon as the request is in. */
 function neverAnswer(): Promise<ServerResponse> {
-  return new Promise((resolve) => server.respondWith((_req, res) => resolve(res)));
-}
-
-async function expectCancelled(promise: Promise<unknown>): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(AgentError.isInstance(error)).toBe(true);
-  expect((error as AgentError).code).toBe('REQUEST_CANCELLED');
+  return new Promise((resolve) => local.server.respondWith((_req, res) => resolve(res)));
 }
 
 describe('OpenAIProvider cancellation', () => {
   it('aborting mid-stream closes the request on the server and throws REQUEST_CANCELLED', async () => {
     const response = holdOpenAfterFirstDelta();
     const controller = new AbortController();
-    const stream = provider.chat(request, controller.signal)[Symbol.asyncIterator]();
+    const stream = chat(controller.signal);
     expect((await stream.next()).value).toEqual({ type: 'text_delta', text: 'Once' });
     const serverSide = closed(await response);
 
@@ -83,14 +51,14 @@ describe('OpenAIProvider cancellation', () => {
 
     // The server saw the connection close while its response was still unfinished.
     expect(await serverSide).toEqual({ finished: false });
-    await expectCancelled(stream.next());
+    await expectAgentError(stream.next(), 'REQUEST_CANCELLED');
   });
 
   it('aborting before the response headers closes the request and throws REQUEST_CANCELLED', async () => {
     const response = neverAnswer();
     const controller = new AbortController();
     // Settle-handled from the start: it rejects while the test is still awaiting the server.
-    const outcome = expectCancelled(provider.chat(request, controller.signal)[Symbol.asyncIterator]().next());
+    const outcome = expectAgentError(chat(controller.signal).next(), 'REQUEST_CANCELLED');
     const serverSide = closed(await response);
 
     controller.abort();
@@ -100,15 +68,15 @@ describe('OpenAIProvider cancellation', () => {
   });
 
   it('an already aborted signal sends no request at all', async () => {
-    const before = server.requests.length;
-    await expectCancelled(provider.chat(request, AbortSignal.abort())[Symbol.asyncIterator]().next());
-    expect(server.requests.length).toBe(before);
+    const before = local.server.requests.length;
+    await expectAgentError(chat(AbortSignal.abort()).next(), 'REQUEST_CANCELLED');
+    expect(local.server.requests.length).toBe(before);
   });
 
   it('a consumer that stops iterating closes the request', async () => {
     const response = holdOpenAfterFirstDelta();
     let serverSide: Promise<{ finished: boolean }> | undefined;
-    for await (const event of provider.chat(request, new AbortController().signal)) {
+    for await (const event of local.provider().chat(request, new AbortController().signal)) {
       expect(event).toEqual({ type: 'text_delta', text: 'Once' });
       serverSide = closed(await response);
       // Leaving the loop calls return() on the stream, which must end the HTTP request.

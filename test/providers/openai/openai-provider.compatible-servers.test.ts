@@ -2,36 +2,15 @@
  * Stream shapes of OpenAI-compatible servers that no recording covers (see the Gaps section of
  * test/fixtures/chat-completions-sse/SOURCES.md), synthesised and served over real HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
+import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/types.js';
-import {
-  ChatCompletionsServer,
-  collect,
-  sseEvent,
-  streamText,
-} from '../../support/chat-completions-server.js';
+import { collect, sseEvent, streamText } from '../../support/chat-completions-server.js';
+import { chatModel, withChatServer } from '../../support/chat-server.js';
 
-let server: ChatCompletionsServer;
-let provider: OpenAIProvider;
-
-beforeAll(async () => {
-  server = await ChatCompletionsServer.start();
-  provider = new OpenAIProvider({
-    baseURL: server.baseURL,
-    apiKey: 'ollama',
-    models: [
-      {
-        id: 'qwen3:8b',
-        displayName: 'Qwen3 8B',
-        contextWindow: 40_960,
-        capabilities: { toolUse: true, vision: false, streaming: true },
-        pricing: { inputPerMillion: 3, outputPerMillion: 15 },
-      },
-    ],
-  });
-});
-afterAll(() => server.close());
+const local = withChatServer();
+const pricing = { inputPerMillion: 3, outputPerMillion: 15 };
+const ollama = () =>
+  local.provider({ apiKey: 'ollama', models: [chatModel('qwen3:8b', { contextWindow: 40_960, pricing })] });
 
 const request: ChatRequest = {
   model: 'qwen3:8b',
@@ -64,7 +43,7 @@ const ollamaUsage = sseEvent({
 
 describe('OpenAIProvider with compatible servers', () => {
   it('takes tool calls that arrive whole, one chunk each (Ollama), with reasoning and a usage chunk', async () => {
-    server.respondWith(
+    local.server.respondWith(
       streamText(
         chunk({ role: 'assistant', content: '', reasoning: 'Two cities, two calls.' }) +
           chunk({ tool_calls: [wholeCall(0, 'call_a', 'Paris')] }) +
@@ -74,7 +53,7 @@ describe('OpenAIProvider with compatible servers', () => {
           'data: [DONE]\n\n',
       ),
     );
-    const { events, error } = await collect(provider.chat(request, new AbortController().signal));
+    const { events, error } = await collect(ollama().chat(request, new AbortController().signal));
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'reasoning_delta', text: 'Two cities, two calls.' },
@@ -91,7 +70,7 @@ describe('OpenAIProvider with compatible servers', () => {
   });
 
   it('keeps parallel calls apart when the server gives every one index 0', async () => {
-    server.respondWith(
+    local.server.respondWith(
       streamText(
         chunk({ tool_calls: [wholeCall(0, 'call_a', 'Paris')] }) +
           chunk({ tool_calls: [wholeCall(0, 'call_b', 'Rome')] }) +
@@ -99,7 +78,7 @@ describe('OpenAIProvider with compatible servers', () => {
           'data: [DONE]\n\n',
       ),
     );
-    const { events } = await collect(provider.chat(request, new AbortController().signal));
+    const { events } = await collect(ollama().chat(request, new AbortController().signal));
     expect(events.filter((e) => e.type === 'tool_call')).toEqual([
       { type: 'tool_call', callId: 'call_a', toolName: 'get_weather', arguments: '{"city":"Paris"}' },
       { type: 'tool_call', callId: 'call_b', toolName: 'get_weather', arguments: '{"city":"Rome"}' },
@@ -107,7 +86,7 @@ describe('OpenAIProvider with compatible servers', () => {
   });
 
   it('takes several whole calls in a single delta', async () => {
-    server.respondWith(
+    local.server.respondWith(
       streamText(
         chunk(
           { tool_calls: [wholeCall(0, 'call_a', 'Paris'), wholeCall(1, 'call_b', 'Rome')] },
@@ -115,7 +94,7 @@ describe('OpenAIProvider with compatible servers', () => {
         ) + 'data: [DONE]\n\n',
       ),
     );
-    const { events } = await collect(provider.chat(request, new AbortController().signal));
+    const { events } = await collect(ollama().chat(request, new AbortController().signal));
     expect(events.map((e) => (e.type === 'tool_call' ? e.callId : e.type))).toEqual([
       'call_a',
       'call_b',

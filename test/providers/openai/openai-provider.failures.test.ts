@@ -5,12 +5,10 @@
 import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../../src/errors.js';
+import { describe, expect, it } from 'vitest';
 import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
 import type { ChatRequest } from '../../../src/types.js';
 import {
-  ChatCompletionsServer,
   collect,
   joined,
   sseEvent,
@@ -18,27 +16,11 @@ import {
   streamText,
   writeInPieces,
 } from '../../support/chat-completions-server.js';
+import { chatModel, withChatServer } from '../../support/chat-server.js';
+import { asAgentError } from '../../support/errors.js';
 
-const model = {
-  id: 'm',
-  displayName: 'M',
-  contextWindow: 8192,
-  capabilities: { toolUse: true, vision: false, streaming: true },
-};
-
-let server: ChatCompletionsServer;
-let provider: OpenAIProvider;
-
-beforeAll(async () => {
-  server = await ChatCompletionsServer.start();
-  provider = new OpenAIProvider({
-    id: 'local',
-    baseURL: server.baseURL,
-    apiKey: 'test-key',
-    models: [model],
-  });
-});
-afterAll(() => server.close());
+const model = chatModel('m');
+const local = withChatServer();
 
 const request: ChatRequest = {
   model: 'm',
@@ -52,16 +34,11 @@ const delta = (content: string, finish: string | null = null) =>
   sseEvent({ choices: [{ index: 0, delta: { content }, finish_reason: finish }] });
 
 function chat() {
-  return provider.chat(request, new AbortController().signal);
-}
-
-function asAgentError(error: unknown): AgentError {
-  expect(AgentError.isInstance(error)).toBe(true);
-  return error as AgentError;
+  return local.provider({ id: 'local' }).chat(request, new AbortController().signal);
 }
 
 function errorReply(status: number, body: unknown, headers: Record<string, string> = {}) {
-  server.respondWith((_req, res) => {
+  local.server.respondWith((_req, res) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   });
@@ -74,7 +51,7 @@ describe('HTTP errors', () => {
       { error: { message: 'Rate limit reached for requests', type: 'requests' } },
       { 'retry-after': '7' },
     );
-    const before = server.requests.length;
+    const before = local.server.requests.length;
     const { events, error } = await collect(chat());
     const e = asAgentError(error);
     expect(events).toEqual([]);
@@ -83,7 +60,7 @@ describe('HTTP errors', () => {
     expect(e.retryAfterMs).toBe(7000);
     expect(e.message).toContain('Rate limit reached for requests');
     expect(e.message).toContain('429');
-    expect(server.requests.length - before).toBe(1);
+    expect(local.server.requests.length - before).toBe(1);
   });
 
   it('prefers retry-after-ms over retry-after', async () => {
@@ -94,24 +71,24 @@ describe('HTTP errors', () => {
 
   it('500: retryable, with the server message, one request only', async () => {
     errorReply(500, { error: { message: 'The server had an error while processing your request.' } });
-    const before = server.requests.length;
+    const before = local.server.requests.length;
     const e = asAgentError((await collect(chat())).error);
     expect(e.code).toBe('PROVIDER_ERROR');
     expect(e.retryable).toBe(true);
     expect(e.retryAfterMs).toBeUndefined();
     expect(e.message).toContain('The server had an error while processing your request.');
-    expect(server.requests.length - before).toBe(1);
+    expect(local.server.requests.length - before).toBe(1);
   });
 
   it('bypasses the retries of a client passed in: one request per chat', async () => {
     errorReply(500, { error: { message: 'boom' } });
     // A client with the SDK's default of 2 retries: the provider must still send one request.
-    const client = new OpenAI({ apiKey: 'k', baseURL: server.baseURL, logLevel: 'off' });
+    const client = new OpenAI({ apiKey: 'k', baseURL: local.server.baseURL, logLevel: 'off' });
     const withClient = new OpenAIProvider({ id: 'own-client', client, models: [model] });
-    const before = server.requests.length;
+    const before = local.server.requests.length;
     const e = asAgentError((await collect(withClient.chat(request, new AbortController().signal))).error);
     expect(e.retryable).toBe(true);
-    expect(server.requests.length - before).toBe(1);
+    expect(local.server.requests.length - before).toBe(1);
   });
 
   it('401: not retryable, with the server message', async () => {
@@ -129,7 +106,7 @@ describe('HTTP errors', () => {
   });
 
   it('keeps a plain-text error body as the message', async () => {
-    server.respondWith((_req, res) => {
+    local.server.respondWith((_req, res) => {
       res.writeHead(503, { 'content-type': 'text/plain' });
       res.end('upstream overloaded');
     });
@@ -183,7 +160,7 @@ describe('connection failures', () => {
 
   it('a connection reset mid-stream is a retryable provider error, after the deltas that arrived', async () => {
     let reset: () => void = () => {};
-    server.respondWith(async (_req, res) => {
+    local.server.respondWith(async (_req, res) => {
       startSse(res);
       reset = () => res.socket?.resetAndDestroy();
       await writeInPieces(res, delta('Hel') + delta('lo'));
@@ -201,7 +178,7 @@ describe('connection failures', () => {
 
   it('a connection closed after the finish reason is a success without usage', async () => {
     let drop: () => void = () => {};
-    server.respondWith(async (_req, res) => {
+    local.server.respondWith(async (_req, res) => {
       startSse(res);
       drop = () => res.socket?.destroy();
       await writeInPieces(res, delta('The end', 'stop'));
@@ -218,7 +195,7 @@ describe('connection failures', () => {
 
 describe('incomplete and malformed streams', () => {
   it('a stream that ends cleanly before any finish reason is a retryable provider error', async () => {
-    server.respondWith(streamText(delta('Hel') + delta('lo')));
+    local.server.respondWith(streamText(delta('Hel') + delta('lo')));
     const { events, error } = await collect(chat());
     expect(joined(events, 'text_delta')).toBe('Hello');
     expect(events.some((e) => e.type === 'done')).toBe(false);
@@ -231,14 +208,14 @@ describe('incomplete and malformed streams', () => {
   it('a stream cut in the middle of an event is a retryable provider error', async () => {
     const whole = delta('Hel') + delta('lo', 'stop') + 'data: [DONE]\n\n';
     const cut = whole.slice(0, whole.indexOf('"lo"') + 2);
-    server.respondWith(streamText(cut));
+    local.server.respondWith(streamText(cut));
     const { events, error } = await collect(chat());
     expect(joined(events, 'text_delta')).toBe('Hel');
     expect(asAgentError(error).retryable).toBe(true);
   });
 
   it('a stream with a finish reason but no [DONE] is a success', async () => {
-    server.respondWith(streamText(delta('Hi', 'stop')));
+    local.server.respondWith(streamText(delta('Hi', 'stop')));
     const { events, error } = await collect(chat());
     expect(error).toBeUndefined();
     expect(events).toEqual([
@@ -248,7 +225,7 @@ describe('incomplete and malformed streams', () => {
   });
 
   it('a chunk that is not JSON is a non-retryable error naming the provider', async () => {
-    server.respondWith(streamText(delta('Hi') + 'data: {"choices": [oops}\n\n' + delta('!', 'stop')));
+    local.server.respondWith(streamText(delta('Hi') + 'data: {"choices": [oops}\n\n' + delta('!', 'stop')));
     const { events, error } = await collect(chat());
     expect(joined(events, 'text_delta')).toBe('Hi');
     const e = asAgentError(error);
@@ -259,7 +236,7 @@ describe('incomplete and malformed streams', () => {
   });
 
   it('an error object in the stream that says rate limit is retryable', async () => {
-    server.respondWith(
+    local.server.respondWith(
       streamText(
         delta('Hi') + sseEvent({ error: { message: 'Rate limit exceeded: free-models-per-min', code: 429 } }),
       ),
@@ -271,7 +248,7 @@ describe('incomplete and malformed streams', () => {
   });
 
   it('an `event: error` with an overloaded error type is retryable', async () => {
-    server.respondWith(
+    local.server.respondWith(
       streamText(
         delta('Hi') +
           `event: error\ndata: ${JSON.stringify({ error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`,

@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentError } from '../../../src/errors.js';
 import { OpenAIProvider, type OpenAIProviderOptions } from '../../../src/providers/openai/openai-provider.js';
 import type { ModelInfo } from '../../../src/types.js';
+import { expectAgentError } from '../../support/errors.js';
 
 const model: ModelInfo = {
   id: 'm',
@@ -12,15 +12,9 @@ const model: ModelInfo = {
   pricing: { inputPerMillion: 1, outputPerMillion: 2 },
 };
 
-function constructionError(options: unknown): AgentError {
-  try {
-    new OpenAIProvider(options as OpenAIProviderOptions);
-  } catch (error) {
-    expect(AgentError.isInstance(error)).toBe(true);
-    return error as AgentError;
-  }
-  throw new Error('expected the constructor to throw');
-}
+/** The AgentError the constructor throws for `options`. */
+const constructionError = (options: unknown) =>
+  expectAgentError(() => new OpenAIProvider(options as OpenAIProviderOptions), 'INVALID_INPUT');
 
 describe('OpenAIProvider options', () => {
   // The SDK falls back to OPENAI_API_KEY; hide it so "no key" really means no key.
@@ -40,27 +34,22 @@ describe('OpenAIProvider options', () => {
     expect(new OpenAIProvider({ id: 'router', apiKey: 'k', models: [model] }).id).toBe('router');
   });
 
-  it('rejects invalid options with INVALID_INPUT naming the field', () => {
-    const error = constructionError({ apiKey: 'k', models: [{ ...model, contextWindow: 0 }] });
-    expect(error.code).toBe('INVALID_INPUT');
+  it('rejects invalid options with INVALID_INPUT naming the field', async () => {
+    const error = await constructionError({ apiKey: 'k', models: [{ ...model, contextWindow: 0 }] });
     expect(error.message).toContain('contextWindow');
-    expect(constructionError({ apiKey: 'k', models: [model], maxTokensField: 'tokens' }).code).toBe(
-      'INVALID_INPUT',
-    );
-    expect(constructionError({ apiKey: 'k', models: [model], client: {} }).code).toBe('INVALID_INPUT');
+    await constructionError({ apiKey: 'k', models: [model], maxTokensField: 'tokens' });
+    await constructionError({ apiKey: 'k', models: [model], client: {} });
   });
 
-  it('turns a missing API key into INVALID_INPUT', () => {
-    const error = constructionError({ models: [model] });
-    expect(error.code).toBe('INVALID_INPUT');
+  it('turns a missing API key into INVALID_INPUT', async () => {
+    const error = await constructionError({ models: [model] });
     expect(error.message).toContain('apiKey');
   });
 
-  it('accepts a ready client, but not together with options that configure one', () => {
+  it('accepts a ready client, but not together with options that configure one', async () => {
     const client = new OpenAI({ apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1' });
     expect(new OpenAIProvider({ client, models: [model] }).models).toHaveLength(1);
-    const error = constructionError({ client, apiKey: 'k', models: [model] });
-    expect(error.code).toBe('INVALID_INPUT');
+    const error = await constructionError({ client, apiKey: 'k', models: [model] });
     expect(error.message).toContain("'apiKey'");
   });
 });

@@ -4,17 +4,11 @@
  * checks the aggregated result against the expected values written in SOURCES.md.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../../src/errors.js';
-import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
+import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatRequest, TokenUsage } from '../../../src/types.js';
-import {
-  ChatCompletionsServer,
-  collect,
-  joined,
-  readFixture,
-  streamText,
-} from '../../support/chat-completions-server.js';
+import { collect, joined, readFixture, streamText } from '../../support/chat-completions-server.js';
+import { chatModel, withChatServer } from '../../support/chat-server.js';
+import { asAgentError } from '../../support/errors.js';
 
 interface Expected {
   text: string;
@@ -148,26 +142,7 @@ const successes: Record<string, Expected> = {
   },
 };
 
-let server: ChatCompletionsServer;
-let provider: OpenAIProvider;
-
-beforeAll(async () => {
-  server = await ChatCompletionsServer.start();
-  provider = new OpenAIProvider({
-    baseURL: server.baseURL,
-    apiKey: 'test-key',
-    models: [
-      {
-        id: PRICED_MODEL,
-        displayName: 'Priced',
-        contextWindow: 128_000,
-        capabilities: { toolUse: true, vision: false, streaming: true },
-        pricing,
-      },
-    ],
-  });
-});
-afterAll(() => server.close());
+const local = withChatServer();
 
 function request(): ChatRequest {
   return {
@@ -180,7 +155,8 @@ function request(): ChatRequest {
 }
 
 async function replay(file: string) {
-  server.respondWith(streamText(readFixture(file)));
+  local.server.respondWith(streamText(readFixture(file)));
+  const provider = local.provider({ models: [chatModel(PRICED_MODEL, { contextWindow: 128_000, pricing })] });
   return collect(provider.chat(request(), new AbortController().signal));
 }
 
@@ -242,9 +218,7 @@ describe('OpenAIProvider replays recorded streams over real HTTP', () => {
     const { events, error } = await replay('10-openrouter-error-in-chunk-length.sse');
     expect(joined(events, 'reasoning_delta')).toBe('We need to respond to a greeting. The user');
     expect(events.some((e) => e.type === 'done' || e.type === 'usage')).toBe(false);
-    expect(AgentError.isInstance(error)).toBe(true);
-    const agentError = error as AgentError;
-    expect(agentError.code).toBe('PROVIDER_ERROR');
+    const agentError = asAgentError(error, 'PROVIDER_ERROR');
     expect(agentError.retryable).toBe(false);
     expect(agentError.message).toContain('Token limit reached');
     expect(agentError.message).toContain("'openai'");
@@ -259,8 +233,7 @@ describe('OpenAIProvider replays recorded streams over real HTTP', () => {
     });
     expect(joined(events, 'text_delta')).toBe('');
     expect(events.some((e) => e.type === 'done' || e.type === 'usage' || e.type === 'tool_call')).toBe(false);
-    const agentError = error as AgentError;
-    expect(agentError.code).toBe('PROVIDER_ERROR');
+    const agentError = asAgentError(error, 'PROVIDER_ERROR');
     expect(agentError.retryable).toBe(false);
     expect(agentError.message).toContain('Tool call validation failed:');
   });

@@ -2,43 +2,26 @@
  * What `OpenAIProvider` sends: the request body and headers the local server receives from the
  * real `openai` SDK.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIProvider, type OpenAIProviderOptions } from '../../../src/providers/openai/openai-provider.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { OpenAIProviderOptions } from '../../../src/providers/openai/openai-provider.js';
 import type { ChatRequest } from '../../../src/types.js';
-import {
-  ChatCompletionsServer,
-  collect,
-  sseEvent,
-  streamText,
-} from '../../support/chat-completions-server.js';
+import { collect, sseEvent, streamText } from '../../support/chat-completions-server.js';
+import { chatModel, withChatServer } from '../../support/chat-server.js';
 
-const model = {
-  id: 'gpt-test',
-  displayName: 'Test',
-  contextWindow: 8192,
-  capabilities: { toolUse: true, vision: true, streaming: true },
-};
+const model = chatModel('gpt-test', { capabilities: { toolUse: true, vision: true, streaming: true } });
 
-let server: ChatCompletionsServer;
-
-beforeAll(async () => {
-  server = await ChatCompletionsServer.start();
-  server.respondWith(
+const local = withChatServer();
+beforeAll(() => {
+  local.server.respondWith(
     streamText(sseEvent({ choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] })),
   );
 });
-afterAll(() => server.close());
 
 async function send(request: ChatRequest, options: Partial<OpenAIProviderOptions> = {}) {
-  const provider = new OpenAIProvider({
-    baseURL: server.baseURL,
-    apiKey: 'sk-test',
-    models: [model],
-    ...options,
-  });
+  const provider = local.provider({ models: [model], ...options });
   const { error } = await collect(provider.chat(request, new AbortController().signal));
   expect(error).toBeUndefined();
-  const recorded = server.requests.at(-1);
+  const recorded = local.server.requests.at(-1);
   if (!recorded) throw new Error('the server received no request');
   return recorded;
 }

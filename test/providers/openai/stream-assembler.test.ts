@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../../src/errors.js';
 import {
   ChatStreamAssembler,
   type WireChunk,
   type WireDelta,
 } from '../../../src/providers/openai/stream-assembler.js';
 import type { ChatEvent } from '../../../src/types.js';
+import { expectAgentError } from '../../support/errors.js';
 
 const delta = (d: WireDelta, finish: string | null = null): WireChunk => ({
   choices: [{ index: 0, delta: d, finish_reason: finish }],
@@ -21,16 +21,6 @@ function run(
   const assembler = new ChatStreamAssembler({ providerId: 'p', ...options });
   const events = chunks.flatMap((c) => [...assembler.push(c)]);
   return [...events, ...assembler.finish()];
-}
-
-function thrown(fn: () => unknown): AgentError {
-  try {
-    fn();
-  } catch (error) {
-    expect(AgentError.isInstance(error)).toBe(true);
-    return error as AgentError;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('ChatStreamAssembler', () => {
@@ -230,20 +220,22 @@ describe('ChatStreamAssembler', () => {
     ]);
   });
 
-  it('throws a provider error for an error object in a chunk, retryable only when transient', () => {
+  it('throws a provider error for an error object in a chunk, retryable only when transient', async () => {
     const assembler = new ChatStreamAssembler({ providerId: 'p' });
-    const fatal = thrown(() => assembler.push({ error: { code: 400, message: 'Token limit reached' } }));
+    const fatal = await expectAgentError(() =>
+      assembler.push({ error: { code: 400, message: 'Token limit reached' } }),
+    );
     expect([fatal.code, fatal.retryable]).toEqual(['PROVIDER_ERROR', false]);
-    const transient = thrown(() =>
+    const transient = await expectAgentError(() =>
       assembler.push({ error: { message: 'Provider returned error', code: 502 } }),
     );
     expect(transient.retryable).toBe(true);
   });
 
-  it('throws a retryable provider error when the stream ended without a finish reason', () => {
+  it('throws a retryable provider error when the stream ended without a finish reason', async () => {
     const assembler = new ChatStreamAssembler({ providerId: 'p' });
     assembler.push(delta({ content: 'partial' }));
-    const error = thrown(() => assembler.finish());
+    const error = await expectAgentError(() => assembler.finish());
     expect([error.code, error.retryable]).toEqual(['PROVIDER_ERROR', true]);
   });
 });

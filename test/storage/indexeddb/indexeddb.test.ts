@@ -5,9 +5,9 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../../src/errors.js';
 import { IndexedDbMemoryStorage, IndexedDbSessionStorage } from '../../../src/storage/indexeddb/index.js';
 import { indexedDbCases, userEvent } from '../../browser/indexeddb.cases.js';
+import { expectAgentError } from '../../support/errors.js';
 
 // Room for the 10,000-event case on a busy machine.
 describe('IndexedDB storages (fake-indexeddb)', { timeout: 60_000 }, () => {
@@ -50,27 +50,24 @@ describe('IndexedDB storages in Node', () => {
     await storage.close();
   });
 
-  it('rejects invalid options with INVALID_INPUT naming the option', () => {
-    const invalid: unknown[] = [
-      { dbName: '' },
-      { indexedDB: {} },
-      { onCorruptRecord: 'log' },
-      { blockedTimeoutMs: -1 },
-      { surprise: true },
-      'youyou',
-    ];
-    for (const options of invalid) {
-      let thrown: unknown;
-      try {
-        new IndexedDbSessionStorage(options as never);
-      } catch (error) {
-        thrown = error;
-      }
-      expect(AgentError.isInstance(thrown), JSON.stringify(options)).toBe(true);
-      expect((thrown as AgentError).code).toBe('INVALID_INPUT');
-      expect((thrown as AgentError).message).toContain('options');
-    }
-  });
+  const invalidOptions: unknown[] = [
+    { dbName: '' },
+    { indexedDB: {} },
+    { onCorruptRecord: 'log' },
+    { blockedTimeoutMs: -1 },
+    { surprise: true },
+    'youyou',
+  ];
+  it.each(invalidOptions)(
+    'rejects the invalid options %j with INVALID_INPUT naming the options',
+    async (options) => {
+      const error = await expectAgentError(
+        () => new IndexedDbSessionStorage(options as never),
+        'INVALID_INPUT',
+      );
+      expect(error.message).toContain('options');
+    },
+  );
 
   it('saving a value IndexedDB cannot store rejects that call with INVALID_INPUT, not its batch', async () => {
     const storage = new IndexedDbSessionStorage({ indexedDB: new IDBFactory() });
