@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
 import { PendingWrites } from '../../src/persistence/pending-writes.js';
 import type { SessionEvent, SessionStorage } from '../../src/index.js';
+import { deferred, hasSettled, type Deferred } from '../support/waits.js';
 
 describe('PendingWrites', () => {
   const event = (n: number): SessionEvent => ({
@@ -11,20 +12,25 @@ describe('PendingWrites', () => {
 
   it('hands writes over in order without waiting, and drain waits for all of them', async () => {
     const calls: string[] = [];
-    const done: string[] = [];
+    const held = new Map<string, Deferred<void>>();
     const storage = {
-      saveEvent: async (_: string, e: SessionEvent) => {
+      saveEvent: (_: string, e: SessionEvent) => {
         const n = (e.payload as { content: string }).content;
         calls.push(n);
-        await new Promise((r) => setTimeout(r, 5 - Number(n)));
-        done.push(n);
+        const write = deferred();
+        held.set(n, write);
+        return write.promise;
       },
     } as unknown as SessionStorage;
     const queue = new PendingWrites('s', storage, () => {});
     for (let i = 0; i < 4; i++) queue.enqueue(event(i));
     expect(calls).toEqual(['0', '1', '2', '3']);
-    await queue.drain();
-    expect(done.sort()).toEqual(['0', '1', '2', '3']);
+    const drained = queue.drain();
+    // The writes finish in reverse order: drain waits for the last of them, the first one.
+    for (const n of ['3', '2', '1']) held.get(n)!.resolve();
+    expect(await hasSettled(drained)).toBe(false);
+    held.get('0')!.resolve();
+    await drained;
   });
 
   it('reports failures (sync or async) as STORAGE_ERROR and keeps going', async () => {

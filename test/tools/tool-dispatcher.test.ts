@@ -11,8 +11,7 @@ import { ToolDispatcher } from '../../src/tools/tool-dispatcher.js';
 import type { ToolBatchContext, ToolCallRequest } from '../../src/tools/tool-dispatcher.js';
 import { TOOL_CALL_SKIPPED_TEXT } from '../../src/prompt/tool-result-texts.js';
 import { MAX_TOOL_OUTPUT_BYTES, TRUNCATION_MARKER } from '../../src/tools/truncate.js';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+import { deferred, meeting, promiseJobsRun } from '../support/waits.js';
 
 /** A batch context that records events and reported errors. */
 function recordingContext(cancel = new AbortController()) {
@@ -34,8 +33,12 @@ const call = (callId: string, toolName: string, args: unknown = {}): ToolCallReq
   arguments: typeof args === 'string' ? args : JSON.stringify(args),
 });
 
-/** A tool that logs `start:<id>` and `end:<id>` around a short wait, to show overlap or order. */
-function loggingTool(name: string, log: string[], options: { mutating?: boolean; waitMs?: number } = {}) {
+/** A tool that logs `start:<id>` and `end:<id>` around `wait()` (default: none), to show overlap or order. */
+function loggingTool(
+  name: string,
+  log: string[],
+  options: { mutating?: boolean; wait?: () => Promise<unknown> } = {},
+) {
   return defineTool({
     name,
     description: `logs ${name}`,
@@ -43,12 +46,18 @@ function loggingTool(name: string, log: string[], options: { mutating?: boolean;
     mutating: options.mutating ?? false,
     execute: async ({ arguments: { id } }) => {
       log.push(`start:${id}`);
-      await sleep(options.waitMs ?? 5);
+      await options.wait?.();
       log.push(`end:${id}`);
       return `done ${id}`;
     },
   });
 }
+
+/** Resolves once `signal` has aborted. */
+const aborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 
 function dispatcher(tools: ToolHandler[], options: { timeoutMs?: number; hooks?: HookRegistry } = {}) {
   return new ToolDispatcher({
@@ -72,7 +81,12 @@ const weather = defineTool({
 describe('ToolDispatcher: batches', () => {
   it('runs a batch of read-only tools concurrently (their executions overlap)', async () => {
     const log: string[] = [];
-    const tools = dispatcher([loggingTool('read_a', log), loggingTool('read_b', log)]);
+    // Each call ends only once both have started: one after the other, they never would.
+    const meet = meeting(2);
+    const tools = dispatcher([
+      loggingTool('read_a', log, { wait: meet }),
+      loggingTool('read_b', log, { wait: meet }),
+    ]);
     const { ctx } = recordingContext();
     await tools.runBatch([call('1', 'read_a', { id: 'a' }), call('2', 'read_b', { id: 'b' })], ctx);
     expect(log).toEqual(['start:a', 'start:b', 'end:a', 'end:b']);
@@ -81,9 +95,10 @@ describe('ToolDispatcher: batches', () => {
   it('runs a whole batch serially, in call order, when one tool is mutating', async () => {
     const log: string[] = [];
     const tools = dispatcher([
-      loggingTool('read_slow', log, { waitMs: 20 }),
-      loggingTool('write', log, { mutating: true, waitMs: 1 }),
-      loggingTool('read_fast', log, { waitMs: 1 }),
+      // Every promise job runs before read_slow ends: a concurrent batch would have started the next call.
+      loggingTool('read_slow', log, { wait: promiseJobsRun }),
+      loggingTool('write', log, { mutating: true }),
+      loggingTool('read_fast', log),
     ]);
     const { ctx, events } = recordingContext();
     await tools.runBatch(
@@ -108,8 +123,9 @@ describe('ToolDispatcher: batches', () => {
   it('returns results in call order whatever the completion order', async () => {
     const log: string[] = [];
     const tools = dispatcher([
-      loggingTool('slow', log, { waitMs: 30 }),
-      loggingTool('fast', log, { waitMs: 1 }),
+      // The fast calls settle through promise jobs alone; the slow one only after all of those.
+      loggingTool('slow', log, { wait: promiseJobsRun }),
+      loggingTool('fast', log, { wait: () => Promise.resolve() }),
     ]);
     const { ctx, events } = recordingContext();
     const results = await tools.runBatch(
@@ -550,7 +566,7 @@ describe('ToolDispatcher: cancellation', () => {
       execute: async ({ signal }) => {
         ownSignal = signal;
         cancel.abort(); // the user cancels while this call runs
-        await sleep(5);
+        await promiseJobsRun(); // and it goes on running: the dispatcher must not cut it short
         return 'finished anyway';
       },
     });
@@ -609,13 +625,12 @@ describe('ToolDispatcher: cancellation', () => {
   it('skips a concurrent call cancelled while its before_tool_use hook ran (not started yet)', async () => {
     const cancel = new AbortController();
     const log: string[] = [];
-    let firstStarted!: () => void;
-    const firstStartedPromise = new Promise<void>((resolve) => (firstStarted = resolve));
+    const firstStarted = deferred();
     const hooks = new HookRegistry({ timeoutMs: 1_000 });
     hooks.tap('before_tool_use', 'slow', null, async ({ data }) => {
       // Call 2's hook is still running when call 1 has started executing; then the turn is cancelled.
       if (data.callId === '2') {
-        await firstStartedPromise;
+        await firstStarted.promise;
         cancel.abort();
       }
     });
@@ -625,8 +640,8 @@ describe('ToolDispatcher: cancellation', () => {
       parameters: z.object({ id: z.string() }),
       execute: async ({ arguments: { id } }) => {
         log.push(`start:${id}`);
-        firstStarted();
-        await sleep(5);
+        firstStarted.resolve();
+        await aborted(cancel.signal); // runs on past the cancel of the batch
         log.push(`end:${id}`);
         return id;
       },
