@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AgentError } from '../../src/errors.js';
 import type { ModelProvider } from '../../src/ports/model-provider.js';
-import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptItem } from '../../src/testing/index.js';
+import {
+  ScriptedModelProvider,
+  SCRIPTED_MODEL,
+  UnscriptedModelCallError,
+  reply,
+  type ScriptItem,
+} from '../../src/testing/index.js';
 import type { ChatEvent, ChatRequest } from '../../src/types.js';
 import { expectAgentError } from '../support/errors.js';
 import { hasSettled } from '../support/waits.js';
@@ -120,14 +126,59 @@ describe('ScriptedModelProvider playback', () => {
     expect(texts).toEqual(['first', 'second', 'third']);
   });
 
-  it('fails a call with no step left with a non-retryable PROVIDER_ERROR naming the call', async () => {
+  it('fails a call with no step left with an UnscriptedModelCallError naming the call, and keeps it', async () => {
     const provider = new ScriptedModelProvider({ script: [reply.text('only')] });
     const signal = new AbortController().signal;
     await collect(provider.chat(request(), signal));
-    const error = await expectAgentError(collect(provider.chat(request(), signal)), 'PROVIDER_ERROR');
-    expect(error.retryable).toBe(false);
-    expect(error.message).toContain('ScriptedModelProvider: no scripted response for call #2');
+    expect(provider.unscriptedCalls).toEqual([]);
+    const asked = request('and what about tomorrow?');
+    const outcome = collect(provider.chat(asked, signal));
+    await expect(outcome).rejects.toBeInstanceOf(UnscriptedModelCallError);
+
+    const [unscripted] = provider.unscriptedCalls as [UnscriptedModelCallError];
+    await expect(outcome).rejects.toBe(unscripted);
+    expect(UnscriptedModelCallError.isInstance(unscripted)).toBe(true);
+    expect(unscripted).toBeInstanceOf(Error);
+    expect(AgentError.isInstance(unscripted)).toBe(false);
+    expect(unscripted.name).toBe('UnscriptedModelCallError');
+    expect(unscripted.message).toBe(
+      'ScriptedModelProvider: no scripted response for call #2 ' +
+        `(purpose 'turn', model 'scripted-model', last user text "and what about tomorrow?")`,
+    );
+    expect(unscripted.callIndex).toBe(1);
+    expect(unscripted.request).toEqual(asked);
+    expect(unscripted.request).not.toBe(asked);
     expect(provider.calls).toBe(2);
+    expect(provider.unscriptedCalls).toEqual([unscripted]);
+    // assertConsumed throws the call itself, not a count of steps.
+    expect(() => provider.assertConsumed()).toThrow(unscripted);
+  });
+
+  it('names a call without user text, and cuts a long last user text in its message', async () => {
+    const provider = new ScriptedModelProvider();
+    const signal = new AbortController().signal;
+    const summary: ChatRequest = { ...request(), purpose: 'compaction', messages: [] };
+    await expect(collect(provider.chat(summary, signal))).rejects.toBeInstanceOf(UnscriptedModelCallError);
+    const long = request(`${'é'.repeat(80)}and more`);
+    await expect(collect(provider.chat(long, signal))).rejects.toBeInstanceOf(UnscriptedModelCallError);
+    const [first, second] = provider.unscriptedCalls;
+    expect(first!.message).toContain("call #1 (purpose 'compaction', model 'scripted-model', no user text)");
+    expect(second!.message).toContain(
+      `call #2 (purpose 'turn', model 'scripted-model', last user text "${'é'.repeat(80)}…")`,
+    );
+    expect(() => provider.assertConsumed()).toThrow(first!);
+  });
+
+  it('recognises an UnscriptedModelCallError by its marker, also from another copy of the package', () => {
+    const error = new UnscriptedModelCallError(0, request());
+    const foreign = Object.assign(new Error('from another bundle'), {
+      [Symbol.for('youyou-agent.unscripted-model-call')]: true,
+    });
+    expect(UnscriptedModelCallError.isInstance(error)).toBe(true);
+    expect(UnscriptedModelCallError.isInstance(foreign)).toBe(true);
+    for (const value of [new Error('x'), new AgentError('PROVIDER_ERROR', 'x'), null, 'x', {}]) {
+      expect(UnscriptedModelCallError.isInstance(value)).toBe(false);
+    }
   });
 
   it('assertConsumed throws while steps are left and passes once all are used', async () => {
