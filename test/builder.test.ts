@@ -1,5 +1,5 @@
 /**
- * `AgentBuilder.build()` through the public API: one test per build rule (DESIGN.md §5 "Build"),
+ * `AgentBuilder.build()` through the public API: one test per build rule,
  * each asserting the rejection's code and that its message names the offender.
  */
 import { describe, it, expect } from 'vitest';

@@ -6,7 +6,7 @@ const ts = '2026-11-29T10:00:00.000Z';
 const ev = (payload: SessionEvent['payload']): SessionEvent => ({ timestamp: ts, payload });
 const NOTE = '[interrupted]';
 
-describe('resume mapping (seed §8.1)', () => {
+describe('resume mapping', () => {
   it('maps every event type to its message and skips metadata', () => {
     const events = [
       ev({ type: 'metadata', key: 'session_config', value: { modelId: 'm', systemPromptOverride: 'x' } }),

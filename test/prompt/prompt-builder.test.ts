@@ -2,18 +2,10 @@ import { describe, it, expect, vi, afterEach } from 'vitest';
 import { buildDynamic, buildStable, combine } from '../../src/prompt/prompt-builder.js';
 import type { DynamicPromptInput, StablePromptInput } from '../../src/prompt/prompt-builder.js';
 import {
-  COMPACTION_PROMPT,
-  COMPACTION_SUMMARY_PREFIX,
-  INTERRUPTED_MESSAGE_NOTE,
-  MAX_TOOL_CALLS_NOTE,
-  MEMORY_CONSOLIDATION_PROMPT,
-  MEMORY_EXTRACTION_INPUT_TEMPLATE,
-  MEMORY_EXTRACTION_PROMPT,
   MEMORY_INSTRUCTIONS,
   PLUGINS_SECTION_HEADER,
   SKILLS_SECTION_HEADER,
   SKILL_USAGE_RULES,
-  renderMemoryExtractionInput,
 } from '../../src/prompt/templates.js';
 import type { Memory } from '../../src/types.js';
 
@@ -55,7 +47,7 @@ afterEach(() => {
 });
 
 describe('prompt order', () => {
-  it('puts instructions, override, personality, skills, plugins, memories, environment, sections in the seed order', () => {
+  it('puts instructions, override, personality, skills, plugins, memories, environment, sections in that order', () => {
     const prompt = combine(buildStable(stableInput), buildDynamic(dynamicInput));
     const order = positions(prompt, [
       '<system_instructions>',
@@ -142,44 +134,6 @@ describe('purity (what makes the stable part cacheable)', () => {
     const stable = buildStable(stableInput);
     for (const text of ['The user prefers tabs.', 'cwd: /home/me', 'Current ticket']) {
       expect(stable).not.toContain(text);
-    }
-  });
-});
-
-describe('templates', () => {
-  it('asks memory extraction for exactly {"memories":[{"content","tags"?}]}', () => {
-    expect(MEMORY_EXTRACTION_PROMPT).toContain('{"memories":[{"content":"...","tags":["..."]}]}');
-    expect(MEMORY_EXTRACTION_PROMPT).toContain('{"memories":[]}');
-  });
-
-  it('asks memory consolidation for {"memories":[...],"delete":[ids]}', () => {
-    expect(MEMORY_CONSOLIDATION_PROMPT).toContain('"delete":[');
-    expect(MEMORY_CONSOLIDATION_PROMPT).toContain('{"memories":[],"delete":[]}');
-  });
-
-  it('fills the extraction input once, leaving placeholders inside the transcript alone', () => {
-    expect(MEMORY_EXTRACTION_INPUT_TEMPLATE).toContain('{{transcript}}');
-    const text = renderMemoryExtractionInput({
-      transcript: 'user: costs $& and {{existing_memories}}',
-      existingMemories: ['The user prefers tabs.'],
-    });
-    expect(text).toContain('- The user prefers tabs.');
-    expect(text).toContain('user: costs $& and {{existing_memories}}');
-    expect(renderMemoryExtractionInput({ transcript: 't', existingMemories: [] })).toContain('(none)');
-  });
-
-  it('names the limit in the tool-call limit note', () => {
-    expect(MAX_TOOL_CALLS_NOTE(50)).toContain('50 tool calls');
-  });
-
-  it('has every fixed text non-empty', () => {
-    for (const text of [
-      COMPACTION_PROMPT,
-      COMPACTION_SUMMARY_PREFIX,
-      INTERRUPTED_MESSAGE_NOTE,
-      MEMORY_INSTRUCTIONS,
-    ]) {
-      expect(text.trim().length).toBeGreaterThan(20);
     }
   });
 });

@@ -10,11 +10,6 @@ function keptPart(output: string): string {
 }
 
 describe('truncateToolOutput', () => {
-  it('uses the fixed marker and a 1 MiB limit', () => {
-    expect(TRUNCATION_MARKER).toBe('\n\n[output truncated at 1MB]');
-    expect(MAX_TOOL_OUTPUT_BYTES).toBe(1_048_576);
-  });
-
   it('returns output within the limit unchanged, also exactly at the limit', () => {
     expect(truncateToolOutput('hello')).toBe('hello');
     const exact = 'a'.repeat(MAX_TOOL_OUTPUT_BYTES);
@@ -24,8 +19,9 @@ describe('truncateToolOutput', () => {
     expect(truncateToolOutput(exactMultiByte)).toBe(exactMultiByte);
   });
 
-  it('cuts one byte over the limit and appends the marker', () => {
-    const output = truncateToolOutput('a'.repeat(MAX_TOOL_OUTPUT_BYTES + 1));
+  it('cuts one byte over 1 MiB and appends the fixed marker', () => {
+    const output = truncateToolOutput('a'.repeat(1_048_577));
+    expect(output).toBe('a'.repeat(1_048_576) + '\n\n[output truncated at 1MB]');
     expect(keptPart(output)).toBe('a'.repeat(MAX_TOOL_OUTPUT_BYTES));
   });
 
