@@ -56,6 +56,17 @@ function extraction(log: string[]): ScriptStep {
   };
 }
 
+/** What shutdown logs once no turn runs: the session's close path, then the plugins in reverse order. */
+const closeThenShutdown = [
+  'session_end A shutdown turns=1',
+  'session_end B shutdown turns=1',
+  'session_end C shutdown turns=1',
+  'model memory_extraction',
+  'shutdown C',
+  'shutdown B',
+  'shutdown A',
+];
+
 function midStream(turn: RunningTurn): Promise<unknown> {
   return firstEvent(turn.events, 'text_delta');
 }
@@ -75,13 +86,7 @@ describe('agent.shutdown()', () => {
       'turn_end A cancelled',
       'turn_end B cancelled',
       'turn_end C cancelled',
-      'session_end A shutdown turns=1',
-      'session_end B shutdown turns=1',
-      'session_end C shutdown turns=1',
-      'model memory_extraction',
-      'shutdown C',
-      'shutdown B',
-      'shutdown A',
+      ...closeThenShutdown,
     ]);
     expect((await turn.result).status).toBe('cancelled');
     expect(provider.aborted).toBe(1);
@@ -105,15 +110,7 @@ describe('agent.shutdown()', () => {
     log.length = 0;
 
     await agent.shutdown();
-    expect(log).toEqual([
-      'session_end A shutdown turns=1',
-      'session_end B shutdown turns=1',
-      'session_end C shutdown turns=1',
-      'model memory_extraction',
-      'shutdown C',
-      'shutdown B',
-      'shutdown A',
-    ]);
+    expect(log).toEqual(closeThenShutdown);
 
     const bare: string[] = [];
     const { agent: idleAgent } = await agentWithPlugins([], bare);

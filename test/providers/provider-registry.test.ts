@@ -2,10 +2,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ModelProvider } from '../../src/ports/model-provider.js';
 import { OpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import { ProviderRegistry } from '../../src/providers/provider-registry.js';
-import type { ChatEvent, ChatRequest, ModelInfo } from '../../src/types.js';
+import type { ChatEvent, ModelInfo } from '../../src/types.js';
 import { collect, sseEvent, streamText } from '../support/chat-completions-server.js';
 import { withChatServer } from '../support/chat-server.js';
 import { expectAgentError } from '../support/errors.js';
+import { chatRequest } from '../support/models.js';
 
 const info = (id: string): ModelInfo => ({
   id,
@@ -119,14 +120,7 @@ describe('ProviderRegistry.registerWithConfig', () => {
     expect(provider.id).toBe('local');
     const { provider: resolved } = registry.resolve('qwen3:8b');
     expect(resolved).toBe(provider);
-    const request: ChatRequest = {
-      model: 'qwen3:8b',
-      systemPrompt: '',
-      messages: [],
-      tools: [],
-      maxOutputTokens: 64,
-      purpose: 'turn',
-    };
+    const request = chatRequest('', { model: 'qwen3:8b', messages: [], maxOutputTokens: 64 });
     const { events, error } = await collect(resolved.chat(request, new AbortController().signal));
     expect(error).toBeUndefined();
     expect(events).toEqual([
@@ -143,14 +137,7 @@ describe('ProviderRegistry.registerWithConfig', () => {
       apiKey: 'sk',
       models: [info('gpt-x')],
     });
-    const request: ChatRequest = {
-      model: 'gpt-x',
-      systemPrompt: 's',
-      messages: [],
-      tools: [],
-      maxOutputTokens: 32,
-      purpose: 'turn',
-    };
+    const request = chatRequest('', { model: 'gpt-x', systemPrompt: 's', messages: [], maxOutputTokens: 32 });
     await collect(provider.chat(request, new AbortController().signal));
     expect(local.server.requests.at(-1)?.body['max_completion_tokens']).toBe(32);
   });

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { OpenAIProvider, type OpenAIProviderOptions } from '../../src/providers/openai/openai-provider.js';
-import type { ModelInfo } from '../../src/types.js';
 import { ChatCompletionsServer } from './chat-completions-server.js';
+import { chatModel } from './models.js';
 
 /** The server of the enclosing file or `describe`, and a way to make providers for it. */
 export interface ChatServerFixture {
@@ -49,15 +49,4 @@ export function withChatServer(): ChatServerFixture {
       }),
   };
   return fixture;
-}
-
-/** A model for a provider under test: 8,192 tokens of context, tools, no vision, streaming. */
-export function chatModel(id: string, fields: Partial<ModelInfo> = {}): ModelInfo {
-  return {
-    id,
-    displayName: id,
-    contextWindow: 8192,
-    capabilities: { toolUse: true, vision: false, streaming: true },
-    ...fields,
-  };
 }

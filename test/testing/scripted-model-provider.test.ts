@@ -10,15 +10,10 @@ import {
 } from '../../src/testing/index.js';
 import type { ChatEvent, ChatRequest } from '../../src/types.js';
 import { expectAgentError } from '../support/errors.js';
+import { chatRequest } from '../support/models.js';
 import { hasSettled } from '../support/waits.js';
 
-const request = (text = 'hi'): ChatRequest => ({
-  model: 'scripted-model',
-  systemPrompt: 'be brief',
-  messages: [{ type: 'user', content: [{ type: 'text', text }] }],
-  tools: [],
-  purpose: 'turn',
-});
+const request = (text = 'hi') => chatRequest(text, { model: 'scripted-model', systemPrompt: 'be brief' });
 
 async function collect(stream: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
   const events: ChatEvent[] = [];

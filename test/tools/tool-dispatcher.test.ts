@@ -53,6 +53,11 @@ function loggingTool(
   });
 }
 
+/** A tool without parameters or description, running `execute`. */
+function noArgsTool(name: string, execute: ToolHandler['execute'], fields: Partial<ToolHandler> = {}) {
+  return defineTool({ name, description: '', parameters: z.object({}), execute, ...fields });
+}
+
 /** Resolves once `signal` has aborted. */
 const aborted = (signal: AbortSignal) =>
   new Promise<void>((resolve) =>
@@ -281,12 +286,11 @@ describe('ToolDispatcher: one call', () => {
   });
 
   it('reads a ToolOutput with isError as an error, and a malformed return as a tool failure', async () => {
-    const reportsError = defineTool({
-      name: 'soft_fail',
-      description: '',
-      parameters: z.object({}),
-      execute: async () => ({ content: 'not found', isError: true, metadata: { status: 404 } }),
-    });
+    const reportsError = noArgsTool('soft_fail', async () => ({
+      content: 'not found',
+      isError: true,
+      metadata: { status: 404 },
+    }));
     const malformed = {
       name: 'malformed',
       description: '',
@@ -332,24 +336,14 @@ describe('ToolDispatcher: one call', () => {
   });
 
   it('times out a tool that ignores its signal too', async () => {
-    const deaf = defineTool({
-      name: 'deaf',
-      description: '',
-      parameters: z.object({}),
-      execute: () => new Promise<string>(() => {}),
-    });
+    const deaf = noArgsTool('deaf', () => new Promise<string>(() => {}));
     const { ctx } = recordingContext();
     const [result] = await dispatcher([deaf], { timeoutMs: 20 }).runBatch([call('1', 'deaf')], ctx);
     expect(result!.output.content).toBe('Tool timed out after 20ms');
   });
 
   it('truncates output over 1 MiB before the end event, at a whole character', async () => {
-    const big = defineTool({
-      name: 'big',
-      description: '',
-      parameters: z.object({}),
-      execute: async () => 'é'.repeat(600_000),
-    });
+    const big = noArgsTool('big', async () => 'é'.repeat(600_000));
     const { ctx, events } = recordingContext();
     const [result] = await dispatcher([big]).runBatch([call('1', 'big')], ctx);
     const expected = 'é'.repeat(MAX_TOOL_OUTPUT_BYTES / 2) + TRUNCATION_MARKER;
@@ -358,12 +352,7 @@ describe('ToolDispatcher: one call', () => {
   });
 
   it('never rejects, even when the event sink throws', async () => {
-    const tool = defineTool({
-      name: 'ok',
-      description: '',
-      parameters: z.object({}),
-      execute: async () => 'fine',
-    });
+    const tool = noArgsTool('ok', async () => 'fine');
     const { ctx, errors } = recordingContext();
     ctx.emit = () => {
       throw new Error('sink closed');
@@ -390,14 +379,9 @@ describe('ToolDispatcher: hooks', () => {
     hooks.tap('after_tool_use', 'audit', null, ({ data }) => {
       log.push(`after_tool_use:${data.output.content}`);
     });
-    const tool = defineTool({
-      name: 'work',
-      description: '',
-      parameters: z.object({}),
-      execute: async () => {
-        log.push('execute');
-        return 'result';
-      },
+    const tool = noArgsTool('work', async () => {
+      log.push('execute');
+      return 'result';
     });
     const { ctx } = recordingContext();
     ctx.emit = (payload) => log.push(payload.type);
@@ -419,16 +403,14 @@ describe('ToolDispatcher: hooks', () => {
     hooks.tap('after_tool_use', 'audit', null, () => {
       afterCalled = true;
     });
-    const tool = defineTool({
-      name: 'rm',
-      description: '',
-      parameters: z.object({}),
-      mutating: true,
-      execute: async () => {
+    const tool = noArgsTool(
+      'rm',
+      async () => {
         executed = true;
         return 'removed';
       },
-    });
+      { mutating: true },
+    );
     const { ctx, events } = recordingContext();
     const [result] = await dispatcher([tool], { hooks }).runBatch([call('1', 'rm')], ctx);
     expect(executed).toBe(false);
@@ -495,12 +477,7 @@ describe('ToolDispatcher: hooks', () => {
         output: { content: 'x'.repeat(MAX_TOOL_OUTPUT_BYTES + 10) },
       });
     });
-    const big = defineTool({
-      name: 'big',
-      description: '',
-      parameters: z.object({}),
-      execute: async () => 'y'.repeat(MAX_TOOL_OUTPUT_BYTES * 2),
-    });
+    const big = noArgsTool('big', async () => 'y'.repeat(MAX_TOOL_OUTPUT_BYTES * 2));
     const { ctx, events } = recordingContext();
     const [result] = await dispatcher([big], { hooks }).runBatch([call('1', 'big')], ctx);
     expect(seenLength).toBe(MAX_TOOL_OUTPUT_BYTES + TRUNCATION_MARKER.length);
@@ -521,12 +498,7 @@ describe('ToolDispatcher: hooks', () => {
         output: { content: data.output.content.replace(/\d{4}/g, '****') },
       }),
     );
-    const tool = defineTool({
-      name: 'card',
-      description: '',
-      parameters: z.object({}),
-      execute: async () => 'card 1234',
-    });
+    const tool = noArgsTool('card', async () => 'card 1234');
     const { ctx, events } = recordingContext();
     const [result] = await dispatcher([tool], { hooks }).runBatch([call('1', 'card')], ctx);
     expect(result!.output.content).toBe('card ****');
@@ -538,12 +510,7 @@ describe('ToolDispatcher: hooks', () => {
     hooks.tap('before_tool_use', 'buggy', null, () => {
       throw new Error('oops');
     });
-    const tool = defineTool({
-      name: 'ok',
-      description: '',
-      parameters: z.object({}),
-      execute: async () => 'fine',
-    });
+    const tool = noArgsTool('ok', async () => 'fine');
     const { ctx, errors } = recordingContext();
     const [result] = await dispatcher([tool], { hooks }).runBatch([call('1', 'ok')], ctx);
     expect(result!.output.content).toBe('fine');
@@ -558,18 +525,16 @@ describe('ToolDispatcher: cancellation', () => {
     const cancel = new AbortController();
     let ownSignal: AbortSignal | undefined;
     const log: string[] = [];
-    const cancelling = defineTool({
-      name: 'cancelling',
-      description: '',
-      parameters: z.object({}),
-      mutating: true,
-      execute: async ({ signal }) => {
+    const cancelling = noArgsTool(
+      'cancelling',
+      async ({ signal }) => {
         ownSignal = signal;
         cancel.abort(); // the user cancels while this call runs
         await promiseJobsRun(); // and it goes on running: the dispatcher must not cut it short
         return 'finished anyway';
       },
-    });
+      { mutating: true },
+    );
     const { ctx, events } = recordingContext(cancel);
     const results = await dispatcher([cancelling, loggingTool('next', log)]).runBatch(
       [call('1', 'cancelling'), call('2', 'next', { id: 'a' }), call('3', 'next', '{bad json')],

@@ -8,7 +8,8 @@ import * as z from 'zod/mini';
 import { defineTool, type Plugin } from '../../../src/index.js';
 import { createTestAgent, testPlugin } from '../../support/agent.js';
 import { sseEvent, startSse } from '../../support/chat-completions-server.js';
-import { chatModel, withChatServer } from '../../support/chat-server.js';
+import { withChatServer } from '../../support/chat-server.js';
+import { chatModel } from '../../support/models.js';
 
 const local = withChatServer();
 const model = chatModel('local', { contextWindow: 32_000 });

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEventPayload } from '../../../src/types.js';
 import { createTestAgent, testPlugin } from '../../support/agent.js';
 import { readFixture, startSse, writeInPieces } from '../../support/chat-completions-server.js';
-import { chatModel, withChatServer } from '../../support/chat-server.js';
+import { withChatServer } from '../../support/chat-server.js';
+import { chatModel } from '../../support/models.js';
 
 const local = withChatServer();
 const pricing = { inputPerMillion: 1, outputPerMillion: 2 };

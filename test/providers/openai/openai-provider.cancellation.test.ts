@@ -4,21 +4,15 @@
  */
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest } from '../../../src/types.js';
 import { closed, sseEvent, startSse, writeInPieces } from '../../support/chat-completions-server.js';
 import { withChatServer } from '../../support/chat-server.js';
 import { expectAgentError } from '../../support/errors.js';
+import { chatRequest } from '../../support/models.js';
 
 const local = withChatServer();
 const chat = (signal: AbortSignal) => local.provider().chat(request, signal)[Symbol.asyncIterator]();
 
-const request: ChatRequest = {
-  model: 'm',
-  systemPrompt: '',
-  messages: [{ type: 'user', content: [{ type: 'text', text: 'tell me a long story' }] }],
-  tools: [],
-  purpose: 'turn',
-};
+const request = chatRequest('tell me a long story');
 
 /** The server streams one delta and then keeps the response open; resolves with it when asked. */
 function holdOpenAfterFirstDelta(): Promise<ServerResponse> {

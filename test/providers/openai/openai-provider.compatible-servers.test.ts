@@ -3,22 +3,16 @@
  * test/fixtures/chat-completions-sse/SOURCES.md), synthesised and served over real HTTP.
  */
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest } from '../../../src/types.js';
 import { collect, sseEvent, streamText } from '../../support/chat-completions-server.js';
-import { chatModel, withChatServer } from '../../support/chat-server.js';
+import { withChatServer } from '../../support/chat-server.js';
+import { chatModel, chatRequest } from '../../support/models.js';
 
 const local = withChatServer();
 const pricing = { inputPerMillion: 3, outputPerMillion: 15 };
 const ollama = () =>
   local.provider({ apiKey: 'ollama', models: [chatModel('qwen3:8b', { contextWindow: 40_960, pricing })] });
 
-const request: ChatRequest = {
-  model: 'qwen3:8b',
-  systemPrompt: '',
-  messages: [{ type: 'user', content: [{ type: 'text', text: 'weather in Paris and Rome?' }] }],
-  tools: [],
-  purpose: 'turn',
-};
+const request = chatRequest('weather in Paris and Rome?', { model: 'qwen3:8b' });
 
 const chunk = (delta: object, finish: string | null = null) =>
   sseEvent({

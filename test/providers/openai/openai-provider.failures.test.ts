@@ -7,7 +7,6 @@ import OpenAI from 'openai';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { OpenAIProvider } from '../../../src/providers/openai/openai-provider.js';
-import type { ChatRequest } from '../../../src/types.js';
 import {
   collect,
   joined,
@@ -16,19 +15,14 @@ import {
   streamText,
   writeInPieces,
 } from '../../support/chat-completions-server.js';
-import { chatModel, withChatServer } from '../../support/chat-server.js';
+import { withChatServer } from '../../support/chat-server.js';
+import { chatModel, chatRequest } from '../../support/models.js';
 import { asAgentError } from '../../support/errors.js';
 
 const model = chatModel('m');
 const local = withChatServer();
 
-const request: ChatRequest = {
-  model: 'm',
-  systemPrompt: '',
-  messages: [{ type: 'user', content: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  purpose: 'turn',
-};
+const request = chatRequest('hi');
 
 const delta = (content: string, finish: string | null = null) =>
   sseEvent({ choices: [{ index: 0, delta: { content }, finish_reason: finish }] });

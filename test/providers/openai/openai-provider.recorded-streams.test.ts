@@ -5,9 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent, ChatRequest, TokenUsage } from '../../../src/types.js';
+import type { ChatEvent, TokenUsage } from '../../../src/types.js';
 import { collect, joined, readFixture, streamText } from '../../support/chat-completions-server.js';
-import { chatModel, withChatServer } from '../../support/chat-server.js';
+import { withChatServer } from '../../support/chat-server.js';
+import { chatModel, chatRequest } from '../../support/models.js';
 import { asAgentError } from '../../support/errors.js';
 
 interface Expected {
@@ -144,15 +145,7 @@ const successes: Record<string, Expected> = {
 
 const local = withChatServer();
 
-function request(): ChatRequest {
-  return {
-    model: PRICED_MODEL,
-    systemPrompt: 'You are terse.',
-    messages: [{ type: 'user', content: [{ type: 'text', text: 'Hello' }] }],
-    tools: [],
-    purpose: 'turn',
-  };
-}
+const request = () => chatRequest('Hello', { model: PRICED_MODEL, systemPrompt: 'You are terse.' });
 
 async function replay(file: string) {
   local.server.respondWith(streamText(readFixture(file)));

@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { OpenAIProviderOptions } from '../../../src/providers/openai/openai-provider.js';
 import type { ChatRequest } from '../../../src/types.js';
 import { collect, sseEvent, streamText } from '../../support/chat-completions-server.js';
-import { chatModel, withChatServer } from '../../support/chat-server.js';
+import { withChatServer } from '../../support/chat-server.js';
+import { chatModel } from '../../support/models.js';
 
 const model = chatModel('gpt-test', { capabilities: { toolUse: true, vision: true, streaming: true } });
 
