@@ -52,7 +52,7 @@ export function readSettings(options: BenchOptions): PeerSettings {
   if (wrong.length > 0) throw new Error(`--only takes ${PARTS.join(', ')}; got ${wrong.join(', ')}`);
   return {
     runs: count('runs', 7, 1),
-    longRuns: count('long-runs', 3, 1),
+    longRuns: count('long-runs', 5, 1),
     longTurns: count('long-turns', 500, 21),
     longWarmup: count('long-warmup', 200, 0),
     only: only as Part[],
