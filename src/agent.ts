@@ -93,7 +93,8 @@ export class Agent {
     const modelId = replayed.config?.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
     const sessionConfig = { ...(replayed.config ?? {}), modelId };
-    const scope = new SessionScope(id, this.#services, provider, model, sessionConfig, replayed.messages);
+    const { messages, events } = replayed;
+    const scope = new SessionScope(id, this.#services, provider, model, sessionConfig, messages, events);
     const { turnCount } = replayed;
     const interval = this.#services.config.memory?.checkpointInterval ?? 1;
     // Sessions stored before checkpoints were recorded had them at every interval-th turn.
