@@ -2,13 +2,15 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * One config for the library build and the tests.
- * - `vite build`: ESM library of `src/index.ts` and `src/testing/index.ts`; every runtime
- *   dependency stays external (the app's bundler dedupes them). Declarations come from
+ * - `vite build`: ESM library with three entries, `src/index.ts` (`youyou-agent`), `src/openai.ts`
+ *   (`youyou-agent/openai`) and `src/testing/index.ts` (`youyou-agent/testing`), emitted one file
+ *   per module so an app's bundler drops every module it does not use. Every runtime dependency
+ *   stays external (the app's bundler dedupes them). Declarations come from
  *   `tsc -p tsconfig.build.json` (see `npm run build`).
  * - `vitest run`: unit, contract and end-to-end tests under `test/`, plus type tests
  *   (`*.test-d.ts`) checked by `tsc`.
  */
-const external = [/^xstate(\/|$)/, /^zod(\/|$)/, /^rxjs(\/|$)/, /^idb(\/|$)/, /^openai(\/|$)/];
+const external = [/^xstate(\/|$)/, /^zod(\/|$)/, /^rxjs(\/|$)/, /^idb(\/|$)/, /^minisearch(\/|$)/, /^openai(\/|$)/];
 
 export default defineConfig({
   build: {
@@ -16,10 +18,17 @@ export default defineConfig({
     sourcemap: true,
     minify: false,
     lib: {
-      entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
+      entry: { index: 'src/index.ts', openai: 'src/openai.ts', testing: 'src/testing/index.ts' },
       formats: ['es'],
     },
-    rolldownOptions: { external },
+    rolldownOptions: {
+      external,
+      // An inlined constant would leave a bare `import './x.js'` behind, which an app's bundler
+      // reports as ignored (the package has no side effects); keep imports as bindings.
+      optimization: { inlineConst: false },
+      // `src/x.ts` → `dist/x.js`, `machines/y.ts` → `dist/machines/y.js`.
+      output: { preserveModules: true, preserveModulesRoot: 'src', entryFileNames: '[name].js' },
+    },
   },
   test: {
     include: ['test/**/*.test.ts'],

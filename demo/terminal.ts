@@ -4,13 +4,8 @@
  * Pass your own question: `npm run demo -- "What is the weather in Lyon?"`.
  */
 import { z } from 'zod';
-import {
-  AgentBuilder,
-  InMemorySessionStorage,
-  OpenAIProvider,
-  defineTool,
-  type AgentEvent,
-} from '../src/index.js';
+import { AgentBuilder, InMemorySessionStorage, defineTool, type AgentEvent } from '../src/index.js';
+import { OpenAIProvider } from '../src/openai.js';
 import { startMockModelServer } from './mock-model-server.js';
 
 const dim = (s: string) => `\x1b[2m${s}\x1b[0m`;

@@ -1,20 +1,58 @@
 // Smoke test of the built package, as a user installs it: `npm pack`, install the tarball into a
-// scratch project, then run a turn with a tool through `youyou-agent` and `youyou-agent/testing`
-// and type-check a consumer file against the published declarations.
+// scratch project, then
+// 1. without `openai` (an optional peer, so not installed): run a turn with a tool through
+//    `youyou-agent` and `youyou-agent/testing`, and type-check that consumer against the published
+//    declarations;
+// 2. with `openai@7` added: type-check a consumer that passes its own `OpenAI` client to
+//    `OpenAIProvider`, and stream a response from a local server with and without that client
+//    (openai 7 declares Node ≥ 22; what this uses of it runs on Node 20 too).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+const OPENAI_7 = 'openai@7.55.0';
+
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dir = mkdtempSync(join(tmpdir(), 'youyou-smoke-'));
-const run = (cmd, args, cwd) =>
-  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] }).toString();
+const run = (cmd, args, cwd) => {
+  try {
+    return execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] }).toString();
+  } catch (error) {
+    // tsc reports on stdout: show it.
+    process.stderr.write(error.stdout?.toString() ?? '');
+    throw new Error(`smoke: ${cmd} ${args.join(' ')} failed (in ${cwd})`);
+  }
+};
+// --prefer-offline: packages come from npm's cache (filled by this repository's `npm ci`) when
+// they are there, from the registry otherwise.
+const install = (...specs) =>
+  run('npm', ['install', '--silent', '--no-audit', '--no-fund', '--prefer-offline', ...specs], dir);
+const typeCheck = (file, types = []) => {
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        lib: ['ES2022', 'DOM'],
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types,
+      },
+      files: [file],
+    }),
+  );
+  run(join(root, 'node_modules/.bin/tsc'), ['-p', dir], dir);
+};
 
 const tarball = run('npm', ['pack', '--silent', '--pack-destination', dir], root).trim().split('\n').pop();
 writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'smoke', private: true, type: 'module' }));
-// --offline: the dependencies come from npm's cache, filled by this repository's `npm ci`.
-run('npm', ['install', '--silent', '--no-audit', '--no-fund', '--offline', join(dir, tarball)], dir);
+install(join(dir, tarball));
+if (existsSync(join(dir, 'node_modules/openai')))
+  throw new Error('openai was installed, but it is an optional peer');
 
 const consumer = `
 import { AgentBuilder, InMemorySessionStorage, defineTool, type AgentEvent } from 'youyou-agent';
@@ -34,23 +72,62 @@ turn.events.subscribe((e) => seen.push(e.payload.type));
 const result = await turn.result;
 await agent.shutdown();
 if (result.status !== 'completed' || !seen.includes('tool_call_end')) throw new Error('smoke turn failed: ' + seen.join(','));
-console.log('dist smoke: ' + seen.join(' → '));
+console.log('dist smoke (no openai installed): ' + seen.join(' → '));
 `;
 writeFileSync(join(dir, 'consumer.ts'), consumer);
-writeFileSync(
-  join(dir, 'tsconfig.json'),
-  JSON.stringify({
-    compilerOptions: {
-      target: 'ES2022',
-      module: 'NodeNext',
-      moduleResolution: 'NodeNext',
-      strict: true,
-      noEmit: true,
-      skipLibCheck: false,
-      types: [],
-    },
-    files: ['consumer.ts'],
-  }),
-);
-run(join(root, 'node_modules/.bin/tsc'), ['-p', dir], dir);
+typeCheck('consumer.ts');
 process.stdout.write(run(join(root, 'node_modules/.bin/tsx'), ['consumer.ts'], dir));
+
+// The declarations never name the SDK's types, so a second copy of the SDK in an app cannot clash.
+const types = join(dir, 'node_modules/youyou-agent/dist');
+for (const file of readdirSync(types, { recursive: true }).filter((name) => name.endsWith('.d.ts'))) {
+  if (/from ['"]openai|import\(['"]openai/.test(readFileSync(join(types, file), 'utf8'))) {
+    throw new Error(`smoke: dist/${file} refers to the openai package's types`);
+  }
+}
+
+// This consumer runs a local server, so it needs Node's types too (the version this repository uses).
+const nodeTypes = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies['@types/node'];
+install(OPENAI_7, `@types/node@${nodeTypes}`);
+const ownClient = `
+import { createServer } from 'node:http';
+import OpenAI, { AzureOpenAI } from 'openai';
+import type { ChatRequest } from 'youyou-agent';
+import { OpenAIProvider, type OpenAIProviderOptions } from 'youyou-agent/openai';
+
+// A local Chat Completions server that streams "hi".
+const server = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end('data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\\n\\ndata: [DONE]\\n\\n');
+  });
+});
+await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+const { port } = server.address() as { port: number };
+const baseURL = 'http://127.0.0.1:' + port + '/v1';
+
+const models: OpenAIProviderOptions['models'] = [{ id: 'm', displayName: 'M', contextWindow: 8192,
+  capabilities: { toolUse: true, vision: false, streaming: true } }];
+const providers = [
+  new OpenAIProvider({ baseURL, apiKey: 'k', models }),
+  new OpenAIProvider({ client: new OpenAI({ apiKey: 'k', baseURL }), models }),
+];
+// Type-checked only: an Azure client is accepted too.
+export const azure = () =>
+  new OpenAIProvider({ client: new AzureOpenAI({ apiKey: 'k', endpoint: baseURL, apiVersion: '2024-10-21' }), models });
+
+for (const provider of providers) {
+  let text = '';
+  const request: ChatRequest = { model: 'm', systemPrompt: '', messages: [], tools: [], purpose: 'turn' };
+  for await (const event of provider.chat(request, new AbortController().signal)) {
+    if (event.type === 'text_delta') text += event.text;
+  }
+  if (text !== 'hi') throw new Error('openai 7 smoke: expected "hi", got ' + JSON.stringify(text));
+}
+server.close();
+console.log('dist smoke (${OPENAI_7}): its own client type-checks; a stream runs with and without it');
+`;
+writeFileSync(join(dir, 'own-client.ts'), ownClient);
+typeCheck('own-client.ts', ['node']);
+process.stdout.write(run(join(root, 'node_modules/.bin/tsx'), ['own-client.ts'], dir));

@@ -60,7 +60,10 @@ export class Agent {
     this.actor.start();
   }
 
-  /** Failures that had no session to report to (plugin shutdown errors, crashed actors). */
+  /**
+   * Failures that no session stream could take: plugin shutdown errors, crashed actors, and late
+   * reports of a step a cancel had already stopped (nothing follows a turn's terminal event).
+   */
   get unreportedErrors(): readonly AgentError[] {
     return this.#unowned;
   }
@@ -74,7 +77,15 @@ export class Agent {
     this.#assertSlotFree();
     const modelId = parsed.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
-    const scope = new SessionScope(generateId(), this.#services, provider, model, { ...parsed, modelId }, []);
+    const scope = new SessionScope(
+      generateId(),
+      this.#services,
+      provider,
+      model,
+      { ...parsed, modelId },
+      [],
+      (e) => this.#unowned.push(e),
+    );
     return this.#open(scope, { resumed: false, turnCount: 0, checkpointTurn: 0 });
   }
 
@@ -93,8 +104,16 @@ export class Agent {
     const modelId = replayed.config?.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
     const sessionConfig = { ...(replayed.config ?? {}), modelId };
-    const { messages, events } = replayed;
-    const scope = new SessionScope(id, this.#services, provider, model, sessionConfig, messages, events);
+    const scope = new SessionScope(
+      id,
+      this.#services,
+      provider,
+      model,
+      sessionConfig,
+      replayed.messages,
+      (e) => this.#unowned.push(e),
+      replayed.events,
+    );
     const { turnCount } = replayed;
     const interval = this.#services.config.memory?.checkpointInterval ?? 1;
     // Sessions stored before checkpoints were recorded had them at every interval-th turn.

@@ -14,8 +14,8 @@ import { PluginManager, type PluginRegistration } from './plugins/plugin-manager
 import type { ModelProvider } from './ports/model-provider.js';
 import type { Plugin } from './ports/plugin.js';
 import type { MemoryStorage, SessionStorage } from './ports/storage.js';
-import type { ToolHandler } from './ports/tool-handler.js';
-import { ProviderRegistry } from './providers/provider-registry.js';
+import { parametersSchemaProblem, type ToolHandler } from './ports/tool-handler.js';
+import { ProviderDirectory } from './providers/provider-directory.js';
 import { SkillManager } from './skills/skill-manager.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
 import { SkillDefinitionSchema, type SkillDefinition } from './types.js';
@@ -30,10 +30,9 @@ const ToolShapeSchema = z.object({
     .string()
     .check(z.regex(TOOL_NAME, 'must be 1–64 characters of a-z, A-Z, 0-9, _ or - (what model APIs accept)')),
   description: z.string(),
-  parameters: z.custom<object>(
-    (v) => typeof v === 'object' && v !== null && '_zod' in v,
-    'expected a zod schema',
-  ),
+  parameters: z.custom<object>((v) => parametersSchemaProblem(v) === undefined, {
+    error: (issue) => parametersSchemaProblem(issue.input),
+  }),
   mutating: z.optional(z.boolean()),
   execute: z.custom<() => unknown>((v) => typeof v === 'function', 'expected function'),
 });
@@ -55,7 +54,7 @@ const StorageShapeSchema = (methods: readonly string[]) =>
 const SESSION_STORAGE_METHODS = ['saveEvent', 'loadSession', 'listSessions', 'findSessions', 'deleteSession'];
 const MEMORY_STORAGE_METHODS = ['search', 'save', 'delete'];
 
-function serves(registry: ProviderRegistry, modelId: string): boolean {
+function serves(registry: ProviderDirectory, modelId: string): boolean {
   return registry.models().some((model) => model.id === modelId);
 }
 
@@ -141,7 +140,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       parseInput(StorageShapeSchema(SESSION_STORAGE_METHODS), sessionStorage, 'sessionStorage');
     if (memoryStorage) parseInput(StorageShapeSchema(MEMORY_STORAGE_METHODS), memoryStorage, 'memoryStorage');
 
-    const providers = new ProviderRegistry();
+    const providers = new ProviderDirectory();
     this.#providers.forEach((provider, i) => {
       parseInput(ProviderShapeSchema, provider, `providers[${i}]`);
       providers.register(provider.id, provider);

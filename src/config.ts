@@ -1,6 +1,8 @@
 /**
  * `AgentConfig`: the agent's settings, validated with zod at `build()` (unknown keys are
- * rejected), with every default written down here once.
+ * rejected), with every default written down here once. Each schema is built inside an arrow call
+ * marked `@__PURE__`, so an app's bundler drops the ones it never uses (zod's builders and
+ * `.check()` are otherwise calls that may have effects).
  * @module
  */
 import * as z from 'zod/mini';
@@ -19,67 +21,73 @@ export type EnvironmentContextSource =
 export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
 /** Schema of {@link EnvironmentContext}. */
-export const EnvironmentContextSchema = z.record(z.string(), z.string());
+export const EnvironmentContextSchema = /* @__PURE__ */ (() => z.record(z.string(), z.string()))();
 
 /** Schema of {@link CompactionConfig}, defaults included. */
-export const CompactionConfigSchema = z.strictObject({
-  enabled: z._default(z.boolean(), true),
-  thresholdRatio: z._default(z.number().check(z.gt(0), z.lte(1)), 0.8),
-  reservedOutputTokens: z._default(nonNegativeInt(), 20_000),
-  bufferTokens: z._default(nonNegativeInt(), 13_000),
-  keepRecentToolResults: z._default(nonNegativeInt(), 6),
-  keepRecentRatio: z._default(z.number().check(z.gt(0), z.lt(1)), 0.2),
-  maxConsecutiveFailures: z._default(positiveInt(), 3),
-});
+export const CompactionConfigSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    enabled: z._default(z.boolean(), true),
+    thresholdRatio: z._default(z.number().check(z.gt(0), z.lte(1)), 0.8),
+    reservedOutputTokens: z._default(nonNegativeInt(), 20_000),
+    bufferTokens: z._default(nonNegativeInt(), 13_000),
+    keepRecentToolResults: z._default(nonNegativeInt(), 6),
+    keepRecentRatio: z._default(z.number().check(z.gt(0), z.lt(1)), 0.2),
+    maxConsecutiveFailures: z._default(positiveInt(), 3),
+  }))();
 
 /** Schema of {@link MemoryConfig}, defaults included. */
-export const MemoryConfigSchema = z.strictObject({
-  namespace: z.string().check(z.minLength(1)),
-  maxItems: z._default(positiveInt(), 20),
-  checkpointInterval: z._default(positiveInt(), 10),
-  extractionModel: z.optional(z.string().check(z.minLength(1))),
-});
+export const MemoryConfigSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    namespace: z.string().check(z.minLength(1)),
+    maxItems: z._default(positiveInt(), 20),
+    checkpointInterval: z._default(positiveInt(), 10),
+    extractionModel: z.optional(z.string().check(z.minLength(1))),
+    consolidateAbove: z._default(positiveInt(), 100),
+  }))();
 
 /** Schema of {@link RetryConfig}, defaults included. */
-export const RetryConfigSchema = z.strictObject({
-  maxRetries: z._default(nonNegativeInt(), 4),
-  initialDelayMs: z._default(nonNegativeInt(), 500),
-  maxDelayMs: z._default(nonNegativeInt(), 30_000),
-});
+export const RetryConfigSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    maxRetries: z._default(nonNegativeInt(), 4),
+    initialDelayMs: z._default(nonNegativeInt(), 500),
+    maxDelayMs: z._default(nonNegativeInt(), 30_000),
+  }))();
 
 /** Schema of {@link AgentConfig}; parsing it fills every default. */
-export const AgentConfigSchema = z.strictObject({
-  defaultModel: z.string().check(z.minLength(1)),
-  systemInstructions: z._default(z.array(z.string()), []),
-  personality: z.optional(z.string()),
-  environmentContext: z.optional(
-    z.union([
-      EnvironmentContextSchema,
-      z.custom<() => EnvironmentContext | Promise<EnvironmentContext>>((v) => typeof v === 'function'),
-    ]),
-  ),
-  toolTimeoutMs: z._default(positiveInt(), 120_000),
-  maxToolCallsPerTurn: z._default(positiveInt(), 50),
-  hookTimeoutMs: z._default(positiveInt(), 30_000),
-  storageTimeoutMs: z._default(positiveInt(), 30_000),
-  compaction: z._default(CompactionConfigSchema, CompactionConfigSchema.parse({})),
-  memory: z.optional(MemoryConfigSchema),
-  retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
-  inspect: z.optional(
-    z.custom<InspectionObserver>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null)),
-  ),
-  clock: z.optional(
-    z.custom<Clock>(
-      (v) =>
-        typeof v === 'object' &&
-        v !== null &&
-        ['now', 'setTimeout', 'clearTimeout'].every(
-          (key) => typeof (v as unknown as Record<string, unknown>)[key] === 'function',
-        ),
-      { message: 'a clock needs now(), setTimeout() and clearTimeout() functions' },
+export const AgentConfigSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    defaultModel: z.string().check(z.minLength(1)),
+    systemInstructions: z._default(z.array(z.string()), []),
+    personality: z.optional(z.string()),
+    environmentContext: z.optional(
+      z.union([
+        EnvironmentContextSchema,
+        z.custom<() => EnvironmentContext | Promise<EnvironmentContext>>((v) => typeof v === 'function'),
+      ]),
     ),
-  ),
-});
+    toolTimeoutMs: z._default(positiveInt(), 120_000),
+    maxToolCallsPerTurn: z._default(positiveInt(), 50),
+    hookTimeoutMs: z._default(positiveInt(), 30_000),
+    storageTimeoutMs: z._default(positiveInt(), 30_000),
+    streamIdleTimeoutMs: z._default(positiveInt(), 60_000),
+    compaction: z._default(CompactionConfigSchema, CompactionConfigSchema.parse({})),
+    memory: z.optional(MemoryConfigSchema),
+    retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
+    inspect: z.optional(
+      z.custom<InspectionObserver>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null)),
+    ),
+    clock: z.optional(
+      z.custom<Clock>(
+        (v) =>
+          typeof v === 'object' &&
+          v !== null &&
+          ['now', 'setTimeout', 'clearTimeout'].every(
+            (key) => typeof (v as unknown as Record<string, unknown>)[key] === 'function',
+          ),
+        { message: 'a clock needs now(), setTimeout() and clearTimeout() functions' },
+      ),
+    ),
+  }))();
 
 /** Context compaction settings. */
 export interface CompactionConfig {
@@ -109,6 +117,13 @@ export interface MemoryConfig {
   checkpointInterval?: number;
   /** Model used for extraction. Default: the session's model. */
   extractionModel?: string;
+  /**
+   * When an extraction has saved memories and the namespace then holds more than this many, the
+   * extraction model consolidates them: it merges duplicates and drops stale memories, answering
+   * the memories to add and the ids to delete. It is shown the namespace's newest 200 memories.
+   * A failure is a non-fatal `MEMORY_FAILED` error event and never blocks a close. Default `100`.
+   */
+  consolidateAbove?: number;
 }
 
 /** Retry policy for retryable provider errors. */
@@ -146,6 +161,11 @@ export interface AgentConfig {
    * awaited, and the session stops persisting (the conversation goes on in memory). Default `30_000`.
    */
   storageTimeoutMs?: number;
+  /**
+   * No `ChatEvent` from the provider for this many ms (before the first one too) aborts the
+   * request with a retryable `PROVIDER_ERROR` ("no data for N ms"). Default `60_000`.
+   */
+  streamIdleTimeoutMs?: number;
   /** Context compaction. */
   compaction?: CompactionConfig;
   /** Long-term memory (needs a registered `MemoryStorage`). */

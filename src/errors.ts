@@ -7,7 +7,7 @@
 import type { $ZodIssue } from 'zod/v4/core';
 import type { AgentErrorCode, AgentErrorData, ErrorSource } from './types.js';
 
-const MARKER = Symbol.for('youyou-agent.error');
+const MARKER = /* @__PURE__ */ Symbol.for('youyou-agent.error');
 
 /** Where an error comes from when its creator does not say. */
 function defaultSource(code: AgentErrorCode): ErrorSource {

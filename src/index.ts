@@ -119,13 +119,10 @@ export type { MemoryStorage, SessionStorage } from './ports/storage.js';
 export { TRUNCATION_MARKER, MAX_TOOL_OUTPUT_BYTES } from './tools/truncate.js';
 
 // Providers
-export {
-  ProviderRegistry,
-  type RegisteredProvider,
-  type ResolvedModel,
-} from './providers/provider-registry.js';
+// (`OpenAIProvider` is in `youyou-agent/openai`, so that only apps that use it bundle `openai`.)
+export { ProviderRegistry } from './providers/provider-registry.js';
+export type { RegisteredProvider, ResolvedModel } from './providers/provider-directory.js';
 export type { OpenAIProviderConfig, ProviderType } from './providers/openai/config.js';
-export { OpenAIProvider, type OpenAIProviderOptions } from './providers/openai/openai-provider.js';
 export { costOf } from './providers/cost.js';
 
 // Storage

@@ -5,6 +5,10 @@
  *
  * This file is a deliberate single home for the contract's values, and so longer than the rest:
  * one place to read everything that crosses a boundary, in the order a reader meets it.
+ *
+ * Each module-scope schema is built inside an arrow call marked `@__PURE__`: to a bundler, zod's
+ * builders and `.check()` are calls that may have effects, so without the mark an app would ship
+ * every schema here, used or not.
  * @module
  */
 import * as z from 'zod/mini';
@@ -42,76 +46,88 @@ export const AGENT_ERROR_CODES = [
   'INTERNAL_ERROR',
 ] as const;
 /** Schema of {@link AgentErrorCode}. */
-export const AgentErrorCodeSchema = z.enum(AGENT_ERROR_CODES);
+export const AgentErrorCodeSchema = /* @__PURE__ */ (() => z.enum(AGENT_ERROR_CODES))();
 /** A machine-readable error code, e.g. `'TURN_BUSY'`. */
 export type AgentErrorCode = z.infer<typeof AgentErrorCodeSchema>;
 
 /** Which component an error came from. */
-export const ErrorSourceSchema = z.enum(['provider', 'tool', 'plugin', 'storage', 'agent']);
+export const ErrorSourceSchema = /* @__PURE__ */ (() =>
+  z.enum(['provider', 'tool', 'plugin', 'storage', 'agent']))();
 /** Which component an error came from. */
 export type ErrorSource = z.infer<typeof ErrorSourceSchema>;
 
 // ─── Content and messages ─────────────────────────────────────────────────────────────────
 
 /** Schema of {@link ContentBlock}. */
-export const ContentBlockSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('text'), text: z.string() }),
-  z.strictObject({
-    type: z.literal('image'),
-    /** Base64 data, without a `data:` prefix. */
-    data: z.string().check(z.minLength(1)),
-    /** e.g. `image/png`. */
-    mediaType: z.string().check(z.regex(/^image\/[\w.+-]+$/)),
-  }),
-]);
+export const ContentBlockSchema = /* @__PURE__ */ (() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('text'), text: z.string() }),
+    z.strictObject({
+      type: z.literal('image'),
+      /** Base64 data, without a `data:` prefix. */
+      data: z.string().check(z.minLength(1)),
+      /** e.g. `image/png`. */
+      mediaType: z.string().check(z.regex(/^image\/[\w.+-]+$/)),
+    }),
+  ]))();
 /** One piece of user or assistant content: text, or a base64 image. */
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 /** Schema of {@link UserInput}: at least one block. */
-export const UserInputSchema = z.strictObject({
-  content: z.array(ContentBlockSchema).check(z.minLength(1)),
-});
+export const UserInputSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    content: z.array(ContentBlockSchema).check(z.minLength(1)),
+  }))();
 /** What a user sends in one turn (text and images). `sendMessage` also accepts a plain string. */
 export type UserInput = z.infer<typeof UserInputSchema>;
 
 /** Schema of {@link MessageStatus}. */
-export const MessageStatusSchema = z.enum(['complete', 'incomplete']);
+export const MessageStatusSchema = /* @__PURE__ */ (() => z.enum(['complete', 'incomplete']))();
 /** `incomplete`: the assistant message was cut short (cancel, or a failure after output). */
 export type MessageStatus = z.infer<typeof MessageStatusSchema>;
 
 // The fields each message kind carries; the stored session events reuse them (same shapes).
-const userFields = { content: z.array(ContentBlockSchema) };
-const assistantFields = { content: z.array(ContentBlockSchema), status: MessageStatusSchema };
-const toolCallFields = {
+const userFields = /* @__PURE__ */ (() => ({ content: z.array(ContentBlockSchema) }))();
+const assistantFields = /* @__PURE__ */ (() => ({
+  content: z.array(ContentBlockSchema),
+  status: MessageStatusSchema,
+}))();
+const toolCallFields = /* @__PURE__ */ (() => ({
   callId: z.string(),
   toolName: z.string(),
   /** Parsed JSON arguments, or the raw string when the model sent invalid JSON. */
   arguments: z.unknown(),
-};
-const toolResultFields = { callId: z.string(), content: z.string(), isError: z.boolean() };
-const systemFields = { content: z.string() };
+}))();
+const toolResultFields = /* @__PURE__ */ (() => ({
+  callId: z.string(),
+  content: z.string(),
+  isError: z.boolean(),
+}))();
+const systemFields = /* @__PURE__ */ (() => ({ content: z.string() }))();
 
 /** Schema of {@link Message}. */
-export const MessageSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('user'), ...userFields }),
-  z.strictObject({ type: z.literal('assistant'), ...assistantFields }),
-  z.strictObject({ type: z.literal('tool_call'), ...toolCallFields }),
-  z.strictObject({ type: z.literal('tool_result'), ...toolResultFields }),
-  z.strictObject({ type: z.literal('system'), ...systemFields }),
-]);
+export const MessageSchema = /* @__PURE__ */ (() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('user'), ...userFields }),
+    z.strictObject({ type: z.literal('assistant'), ...assistantFields }),
+    z.strictObject({ type: z.literal('tool_call'), ...toolCallFields }),
+    z.strictObject({ type: z.literal('tool_result'), ...toolResultFields }),
+    z.strictObject({ type: z.literal('system'), ...systemFields }),
+  ]))();
 /** One entry of a session's context history. */
 export type Message = z.infer<typeof MessageSchema>;
 
 // ─── Usage ───────────────────────────────────────────────────────────────────────────────
 
 /** Schema of {@link TokenUsage}. */
-export const TokenUsageSchema = z.strictObject({
-  inputTokens: nonNegativeInt(),
-  outputTokens: nonNegativeInt(),
-  cachedInputTokens: z.optional(nonNegativeInt()),
-  reasoningTokens: z.optional(nonNegativeInt()),
-  totalTokens: nonNegativeInt(),
-});
+export const TokenUsageSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    inputTokens: nonNegativeInt(),
+    outputTokens: nonNegativeInt(),
+    cachedInputTokens: z.optional(nonNegativeInt()),
+    reasoningTokens: z.optional(nonNegativeInt()),
+    totalTokens: nonNegativeInt(),
+  }))();
 /** Token counts of one model response, or summed over a turn. */
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
@@ -140,11 +156,12 @@ export function addUsage(a: TokenUsage, b: TokenUsage | null): TokenUsage {
 // ─── Tools ───────────────────────────────────────────────────────────────────────────────
 
 /** Schema of {@link ToolOutput}. */
-export const ToolOutputSchema = z.strictObject({
-  content: z.string(),
-  isError: z.optional(z.boolean()),
-  metadata: z.optional(z.unknown()),
-});
+export const ToolOutputSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    content: z.string(),
+    isError: z.optional(z.boolean()),
+    metadata: z.optional(z.unknown()),
+  }))();
 /** What a tool returns; `content` is what the model reads. */
 export type ToolOutput = z.infer<typeof ToolOutputSchema>;
 
@@ -152,11 +169,12 @@ export type ToolOutput = z.infer<typeof ToolOutputSchema>;
 export type JsonSchema = { [key: string]: unknown };
 
 /** Schema of {@link ToolSpec}. */
-export const ToolSpecSchema = z.strictObject({
-  name: z.string(),
-  description: z.string(),
-  parameters: z.record(z.string(), z.unknown()),
-});
+export const ToolSpecSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    name: z.string(),
+    description: z.string(),
+    parameters: z.record(z.string(), z.unknown()),
+  }))();
 /** A tool as the model sees it (name, description, JSON Schema of the arguments). */
 export type ToolSpec = { name: string; description: string; parameters: JsonSchema };
 
@@ -171,43 +189,47 @@ export interface ToolCallRequest {
 // ─── Models ──────────────────────────────────────────────────────────────────────────────
 
 /** Schema of {@link ModelPricing}. */
-export const ModelPricingSchema = z.strictObject({
-  inputPerMillion: z.number().check(z.minimum(0)),
-  cachedInputPerMillion: z.optional(z.number().check(z.minimum(0))),
-  outputPerMillion: z.number().check(z.minimum(0)),
-});
+export const ModelPricingSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    inputPerMillion: z.number().check(z.minimum(0)),
+    cachedInputPerMillion: z.optional(z.number().check(z.minimum(0))),
+    outputPerMillion: z.number().check(z.minimum(0)),
+  }))();
 /** Prices in USD per million tokens. */
 export type ModelPricing = z.infer<typeof ModelPricingSchema>;
 
 /** Schema of {@link ModelInfo}. */
-export const ModelInfoSchema = z.strictObject({
-  id: z.string().check(z.minLength(1)),
-  displayName: z.string(),
-  contextWindow: z.number().check(z.int(), z.minimum(1)),
-  capabilities: z.strictObject({
-    toolUse: z.boolean(),
-    vision: z.boolean(),
-    streaming: z.boolean(),
-  }),
-  pricing: z.optional(ModelPricingSchema),
-});
+export const ModelInfoSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    id: z.string().check(z.minLength(1)),
+    displayName: z.string(),
+    contextWindow: z.number().check(z.int(), z.minimum(1)),
+    capabilities: z.strictObject({
+      toolUse: z.boolean(),
+      vision: z.boolean(),
+      streaming: z.boolean(),
+    }),
+    pricing: z.optional(ModelPricingSchema),
+  }))();
 /** A model a provider serves. */
 export type ModelInfo = z.infer<typeof ModelInfoSchema>;
 
 /** Schema of {@link ChatPurpose}. */
-export const ChatPurposeSchema = z.enum(['turn', 'compaction', 'memory_extraction', 'memory_consolidation']);
+export const ChatPurposeSchema = /* @__PURE__ */ (() =>
+  z.enum(['turn', 'compaction', 'memory_extraction', 'memory_consolidation']))();
 /** Why the runtime calls the model. */
 export type ChatPurpose = z.infer<typeof ChatPurposeSchema>;
 
 /** Schema of {@link ChatRequest}. */
-export const ChatRequestSchema = z.strictObject({
-  model: z.string(),
-  systemPrompt: z.string(),
-  messages: z.array(MessageSchema),
-  tools: z.array(ToolSpecSchema),
-  maxOutputTokens: z.optional(z.number().check(z.int(), z.minimum(1))),
-  purpose: ChatPurposeSchema,
-});
+export const ChatRequestSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    model: z.string(),
+    systemPrompt: z.string(),
+    messages: z.array(MessageSchema),
+    tools: z.array(ToolSpecSchema),
+    maxOutputTokens: z.optional(z.number().check(z.int(), z.minimum(1))),
+    purpose: ChatPurposeSchema,
+  }))();
 /** One request to a {@link ModelProvider}. */
 export type ChatRequest = {
   model: string;
@@ -219,164 +241,175 @@ export type ChatRequest = {
 };
 
 /** Schema of {@link ChatEvent}. */
-export const ChatEventSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('text_delta'), text: z.string() }),
-  z.strictObject({ type: z.literal('reasoning_delta'), text: z.string() }),
-  z.strictObject({
-    type: z.literal('tool_call'),
-    callId: z.string(),
-    toolName: z.string(),
-    /** Raw JSON text, exactly as the model produced it. */
-    arguments: z.string(),
-  }),
-  z.strictObject({
-    type: z.literal('usage'),
-    usage: TokenUsageSchema,
-    cost: z.optional(z.number()),
-  }),
-  z.strictObject({ type: z.literal('done'), finishReason: z.string() }),
-]);
+export const ChatEventSchema = /* @__PURE__ */ (() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('text_delta'), text: z.string() }),
+    z.strictObject({ type: z.literal('reasoning_delta'), text: z.string() }),
+    z.strictObject({
+      type: z.literal('tool_call'),
+      callId: z.string(),
+      toolName: z.string(),
+      /** Raw JSON text, exactly as the model produced it. */
+      arguments: z.string(),
+    }),
+    z.strictObject({
+      type: z.literal('usage'),
+      usage: TokenUsageSchema,
+      cost: z.optional(z.number()),
+    }),
+    z.strictObject({ type: z.literal('done'), finishReason: z.string() }),
+  ]))();
 /** One event of a provider's stream. A tool call arrives whole; `done` ends the response. */
 export type ChatEvent = z.infer<typeof ChatEventSchema>;
 
 // ─── Skills and memory ───────────────────────────────────────────────────────────────────
 
 /** Schema of {@link SkillDefinition}. */
-export const SkillDefinitionSchema = z.strictObject({
-  name: z.string().check(z.regex(/^\w+$/)),
-  description: z.string(),
-  prompt: z.string(),
-  requiredTools: z.optional(z.array(z.string())),
-  /** Listed in the system prompt so the model may use it unasked. Default `true`. */
-  allowImplicitInvocation: z.optional(z.boolean()),
-});
+export const SkillDefinitionSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    name: z.string().check(z.regex(/^\w+$/)),
+    description: z.string(),
+    prompt: z.string(),
+    requiredTools: z.optional(z.array(z.string())),
+    /** Listed in the system prompt so the model may use it unasked. Default `true`. */
+    allowImplicitInvocation: z.optional(z.boolean()),
+  }))();
 /** A skill: a prompt injected when the user types `/name`. */
 export type SkillDefinition = z.infer<typeof SkillDefinitionSchema>;
 
 /** Schema of {@link Memory}. */
-export const MemorySchema = z.strictObject({
-  id: z.string().check(z.minLength(1)),
-  namespace: z.string().check(z.minLength(1)),
-  content: z.string(),
-  createdAt: isoTimestamp(),
-  updatedAt: isoTimestamp(),
-  sourceSessionId: z.optional(z.string()),
-  tags: z.optional(z.array(z.string())),
-});
+export const MemorySchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    id: z.string().check(z.minLength(1)),
+    namespace: z.string().check(z.minLength(1)),
+    content: z.string(),
+    createdAt: isoTimestamp(),
+    updatedAt: isoTimestamp(),
+    sourceSessionId: z.optional(z.string()),
+    tags: z.optional(z.array(z.string())),
+  }))();
 /** A long-term memory, kept across sessions in a namespace. */
 export type Memory = z.infer<typeof MemorySchema>;
 
 // ─── Sessions ────────────────────────────────────────────────────────────────────────────
 
 /** Schema of {@link SessionConfig}. */
-export const SessionConfigSchema = z.strictObject({
-  /** Model to use; defaults to `AgentConfig.defaultModel`. */
-  modelId: z.optional(z.string().check(z.minLength(1))),
-  /** Appended after the system instructions. */
-  systemPromptOverride: z.optional(z.string()),
-});
+export const SessionConfigSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    /** Model to use; defaults to `AgentConfig.defaultModel`. */
+    modelId: z.optional(z.string().check(z.minLength(1))),
+    /** Appended after the system instructions. */
+    systemPromptOverride: z.optional(z.string()),
+  }))();
 /** Options of one session. */
 export type SessionConfig = z.infer<typeof SessionConfigSchema>;
 
 /** Schema of {@link SessionEventPayload}. */
-export const SessionEventPayloadSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('user_message'), ...userFields }),
-  z.strictObject({ type: z.literal('assistant_message'), ...assistantFields }),
-  z.strictObject({ type: z.literal('tool_call'), ...toolCallFields }),
-  z.strictObject({ type: z.literal('tool_result'), ...toolResultFields }),
-  z.strictObject({ type: z.literal('system_message'), ...systemFields }),
-  z.strictObject({ type: z.literal('metadata'), key: z.string(), value: z.unknown() }),
-]);
+export const SessionEventPayloadSchema = /* @__PURE__ */ (() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('user_message'), ...userFields }),
+    z.strictObject({ type: z.literal('assistant_message'), ...assistantFields }),
+    z.strictObject({ type: z.literal('tool_call'), ...toolCallFields }),
+    z.strictObject({ type: z.literal('tool_result'), ...toolResultFields }),
+    z.strictObject({ type: z.literal('system_message'), ...systemFields }),
+    z.strictObject({ type: z.literal('metadata'), key: z.string(), value: z.unknown() }),
+  ]))();
 /** What one persisted session event says. */
 export type SessionEventPayload = z.infer<typeof SessionEventPayloadSchema>;
 
 /** Schema of {@link SessionEvent}. */
-export const SessionEventSchema = z.strictObject({
-  timestamp: isoTimestamp(),
-  payload: SessionEventPayloadSchema,
-});
+export const SessionEventSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    timestamp: isoTimestamp(),
+    payload: SessionEventPayloadSchema,
+  }))();
 /** One persisted record of a session (a message, or metadata). */
 export type SessionEvent = z.infer<typeof SessionEventSchema>;
 
 /** Schema of {@link SessionSummary}. */
-export const SessionSummarySchema = z.strictObject({
-  id: z.string(),
-  title: z.string(),
-  modelId: z.string(),
-  createdAt: isoTimestamp(),
-  updatedAt: isoTimestamp(),
-  turnCount: nonNegativeInt(),
-  eventCount: nonNegativeInt(),
-});
+export const SessionSummarySchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    id: z.string(),
+    title: z.string(),
+    modelId: z.string(),
+    createdAt: isoTimestamp(),
+    updatedAt: isoTimestamp(),
+    turnCount: nonNegativeInt(),
+    eventCount: nonNegativeInt(),
+  }))();
 /** A stored session as listed by a {@link SessionStorage}. */
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
 /** Schema of {@link SessionPage}. */
-export const SessionPageSchema = z.strictObject({
-  sessions: z.array(SessionSummarySchema),
-  nextCursor: z.nullable(z.string()),
-});
+export const SessionPageSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    sessions: z.array(SessionSummarySchema),
+    nextCursor: z.nullable(z.string()),
+  }))();
 /** One page of sessions; `nextCursor` is `null` iff nothing follows. */
 export type SessionPage = z.infer<typeof SessionPageSchema>;
 
 // ─── Agent events ────────────────────────────────────────────────────────────────────────
 
 /** Schema of {@link AgentErrorData}. */
-export const AgentErrorDataSchema = z.strictObject({
-  code: AgentErrorCodeSchema,
-  message: z.string(),
-  retryable: z.boolean(),
-  source: ErrorSourceSchema,
-});
+export const AgentErrorDataSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    code: AgentErrorCodeSchema,
+    message: z.string(),
+    retryable: z.boolean(),
+    source: ErrorSourceSchema,
+  }))();
 /** An {@link AgentError} as plain data, as it travels in `error` events. */
 export type AgentErrorData = z.infer<typeof AgentErrorDataSchema>;
 
 /** Schema of {@link AgentEventPayload}. */
-export const AgentEventPayloadSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('text_delta'), text: z.string() }),
-  z.strictObject({ type: z.literal('reasoning_delta'), text: z.string() }),
-  z.strictObject({
-    type: z.literal('tool_call_start'),
-    callId: z.string(),
-    toolName: z.string(),
-    arguments: z.unknown(),
-  }),
-  z.strictObject({
-    type: z.literal('tool_call_end'),
-    callId: z.string(),
-    toolName: z.string(),
-    output: ToolOutputSchema,
-    durationMs: z.number().check(z.minimum(0)),
-    success: z.boolean(),
-  }),
-  z.strictObject({ type: z.literal('usage'), usage: TokenUsageSchema, cost: z.optional(z.number()) }),
-  z.strictObject({
-    type: z.literal('context_compacted'),
-    tokensBefore: nonNegativeInt(),
-    tokensAfter: nonNegativeInt(),
-    strategy: z.enum(['micro', 'summary']),
-  }),
-  z.strictObject({
-    type: z.literal('turn_complete'),
-    usage: TokenUsageSchema,
-    finishReason: z.string(),
-  }),
-  z.strictObject({ type: z.literal('turn_cancelled') }),
-  z.strictObject({ type: z.literal('error'), error: AgentErrorDataSchema, fatal: z.boolean() }),
-]);
+export const AgentEventPayloadSchema = /* @__PURE__ */ (() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('text_delta'), text: z.string() }),
+    z.strictObject({ type: z.literal('reasoning_delta'), text: z.string() }),
+    z.strictObject({
+      type: z.literal('tool_call_start'),
+      callId: z.string(),
+      toolName: z.string(),
+      arguments: z.unknown(),
+    }),
+    z.strictObject({
+      type: z.literal('tool_call_end'),
+      callId: z.string(),
+      toolName: z.string(),
+      output: ToolOutputSchema,
+      durationMs: z.number().check(z.minimum(0)),
+      success: z.boolean(),
+    }),
+    z.strictObject({ type: z.literal('usage'), usage: TokenUsageSchema, cost: z.optional(z.number()) }),
+    z.strictObject({
+      type: z.literal('context_compacted'),
+      tokensBefore: nonNegativeInt(),
+      tokensAfter: nonNegativeInt(),
+      strategy: z.enum(['micro', 'summary']),
+    }),
+    z.strictObject({
+      type: z.literal('turn_complete'),
+      usage: TokenUsageSchema,
+      finishReason: z.string(),
+    }),
+    z.strictObject({ type: z.literal('turn_cancelled') }),
+    z.strictObject({ type: z.literal('error'), error: AgentErrorDataSchema, fatal: z.boolean() }),
+  ]))();
 /** What happened: a delta, a tool call, usage, compaction, or the turn's end. */
 export type AgentEventPayload = z.infer<typeof AgentEventPayloadSchema>;
 
 /** Schema of {@link AgentEvent}. */
-export const AgentEventSchema = z.strictObject({
-  sessionId: z.string(),
-  /** `null` for events outside a turn (memory extraction at close, session-level errors). */
-  turnId: z.nullable(z.string()),
-  timestamp: isoTimestamp(),
-  /** Starts at 1 for each `Session` object; +1 per event, across turns. */
-  sequence: z.number().check(z.int(), z.minimum(1)),
-  payload: AgentEventPayloadSchema,
-});
+export const AgentEventSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    sessionId: z.string(),
+    /** `null` for events outside a turn (memory extraction at close, session-level errors). */
+    turnId: z.nullable(z.string()),
+    timestamp: isoTimestamp(),
+    /** Starts at 1 for each `Session` object; +1 per event, across turns. */
+    sequence: z.number().check(z.int(), z.minimum(1)),
+    payload: AgentEventPayloadSchema,
+  }))();
 /** One event on a session's stream. */
 export type AgentEvent = z.infer<typeof AgentEventSchema>;
 
@@ -402,30 +435,32 @@ export const HOOK_EVENTS = [
   'on_error',
 ] as const;
 /** Schema of {@link HookEvent}. */
-export const HookEventSchema = z.enum(HOOK_EVENTS);
+export const HookEventSchema = /* @__PURE__ */ (() => z.enum(HOOK_EVENTS))();
 /** A point of the lifecycle where plugins may observe or intervene. */
 export type HookEvent = z.infer<typeof HookEventSchema>;
 
 /** Schema of {@link HookPayload}. */
-export const HookPayloadSchema = z.strictObject({
-  event: HookEventSchema,
-  sessionId: z.string(),
-  turnId: z.nullable(z.string()),
-  /** The config the plugin was registered with. */
-  pluginConfig: z.unknown(),
-  /** Event-specific data: see the hook table in `docs/hooks-and-plugins.md`. */
-  data: z.unknown(),
-  timestamp: isoTimestamp(),
-});
+export const HookPayloadSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    event: HookEventSchema,
+    sessionId: z.string(),
+    turnId: z.nullable(z.string()),
+    /** The config the plugin was registered with. */
+    pluginConfig: z.unknown(),
+    /** Event-specific data: see the hook table in `docs/hooks-and-plugins.md`. */
+    data: z.unknown(),
+    timestamp: isoTimestamp(),
+  }))();
 /** What a hook handler receives. */
 export type HookPayload = z.infer<typeof HookPayloadSchema>;
 
 /** Schema of {@link HookResult}. */
-export const HookResultSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('continue') }),
-  z.strictObject({ type: z.literal('continue_with'), data: z.unknown() }),
-  z.strictObject({ type: z.literal('abort'), reason: z.string() }),
-]);
+export const HookResultSchema = /* @__PURE__ */ (() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('continue') }),
+    z.strictObject({ type: z.literal('continue_with'), data: z.unknown() }),
+    z.strictObject({ type: z.literal('abort'), reason: z.string() }),
+  ]))();
 /** What a hook handler returns: go on, go on with new data, or stop. `undefined` means continue. */
 export type HookResult = z.infer<typeof HookResultSchema>;
 
@@ -434,14 +469,15 @@ export type HookResult = z.infer<typeof HookResultSchema>;
  * @example
  * ctx.tap('pre_request', ({ data }) => HookResult.abort('offline'));
  */
-export const HookResult = {
-  /** Go on unchanged. */
-  continue: (): HookResult => ({ type: 'continue' }),
-  /** Go on with `data` replacing the payload's data (the next handler sees it). */
-  continueWith: (data: unknown): HookResult => ({ type: 'continue_with', data }),
-  /** Stop the chain; what that means depends on the event (see the hook table). */
-  abort: (reason: string): HookResult => ({ type: 'abort', reason }),
-} as const;
+export const HookResult = /* @__PURE__ */ (() =>
+  ({
+    /** Go on unchanged. */
+    continue: (): HookResult => ({ type: 'continue' }),
+    /** Go on with `data` replacing the payload's data (the next handler sees it). */
+    continueWith: (data: unknown): HookResult => ({ type: 'continue_with', data }),
+    /** Stop the chain; what that means depends on the event (see the hook table). */
+    abort: (reason: string): HookResult => ({ type: 'abort', reason }),
+  }) as const)();
 
 /** The final outcome of a turn, as `turn.result` resolves it. */
 export interface TurnResult {

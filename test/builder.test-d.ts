@@ -88,6 +88,7 @@ describe('AgentConfig', () => {
           maxItems: number;
           checkpointInterval: number;
           extractionModel?: string | undefined;
+          consolidateAbove: number;
         }
       | undefined
     >();

@@ -1,5 +1,5 @@
 /**
- * `AgentConfigSchema`: parsing fills every default exactly as DESIGN.md §4.1 fixes it, keeps what
+ * `AgentConfigSchema`: parsing fills every default exactly as the public contract fixes it, keeps what
  * the user set, and accepts the function-valued options (environment context, inspect).
  */
 import { describe, it, expect } from 'vitest';
@@ -14,13 +14,14 @@ import {
   type ResolvedAgentConfig,
 } from '../src/index.js';
 
-/** The defaults of DESIGN.md §4.1, written out independently of `src/config.ts`. */
-const DESIGN_DEFAULTS = {
+/** The documented defaults, written out independently of `src/config.ts`. */
+const DOCUMENTED_DEFAULTS = {
   systemInstructions: [],
   toolTimeoutMs: 120_000,
   maxToolCallsPerTurn: 50,
   hookTimeoutMs: 30_000,
   storageTimeoutMs: 30_000,
+  streamIdleTimeoutMs: 60_000,
   compaction: {
     enabled: true,
     thresholdRatio: 0.8,
@@ -38,10 +39,10 @@ function resolve(config: AgentConfig): ResolvedAgentConfig {
 }
 
 describe('AgentConfigSchema defaults', () => {
-  it('fill every default of DESIGN.md §4.1 for a config with only defaultModel, and add nothing else', () => {
+  it('fill every documented default for a config with only defaultModel, and add nothing else', () => {
     expect(resolve({ defaultModel: 'gpt-4o-mini' })).toStrictEqual({
       defaultModel: 'gpt-4o-mini',
-      ...DESIGN_DEFAULTS,
+      ...DOCUMENTED_DEFAULTS,
     });
   });
 
@@ -55,7 +56,7 @@ describe('AgentConfigSchema defaults', () => {
   it('fill the rest of a partly given compaction section', () => {
     const resolved = resolve({ defaultModel: 'm', compaction: { enabled: false, keepRecentToolResults: 2 } });
     expect(resolved.compaction).toEqual({
-      ...DESIGN_DEFAULTS.compaction,
+      ...DOCUMENTED_DEFAULTS.compaction,
       enabled: false,
       keepRecentToolResults: 2,
     });
@@ -69,11 +70,12 @@ describe('AgentConfigSchema defaults', () => {
     });
   });
 
-  it('fill maxItems 20 and checkpointInterval 10 in a memory section, and leave extractionModel unset', () => {
+  it('fill maxItems 20, checkpointInterval 10 and consolidateAbove 100 in a memory section, and leave extractionModel unset', () => {
     expect(resolve({ defaultModel: 'm', memory: { namespace: 'user' } }).memory).toStrictEqual({
       namespace: 'user',
       maxItems: 20,
       checkpointInterval: 10,
+      consolidateAbove: 100,
     });
   });
 
@@ -86,6 +88,7 @@ describe('AgentConfigSchema defaults', () => {
       maxToolCallsPerTurn: 1,
       hookTimeoutMs: 1,
       storageTimeoutMs: 1,
+      streamIdleTimeoutMs: 1,
       compaction: {
         enabled: false,
         thresholdRatio: 0.5,
@@ -95,19 +98,26 @@ describe('AgentConfigSchema defaults', () => {
         keepRecentRatio: 0.1,
         maxConsecutiveFailures: 1,
       },
-      memory: { namespace: 'n', maxItems: 1, checkpointInterval: 1, extractionModel: 'small' },
+      memory: {
+        namespace: 'n',
+        maxItems: 1,
+        checkpointInterval: 1,
+        extractionModel: 'small',
+        consolidateAbove: 1,
+      },
       retry: { maxRetries: 0, initialDelayMs: 0, maxDelayMs: 0 },
     } satisfies AgentConfig;
     expect(resolve(config)).toStrictEqual(config);
   });
 
   it('match the section schemas parsed empty', () => {
-    expect(z.parse(CompactionConfigSchema, {})).toEqual(DESIGN_DEFAULTS.compaction);
-    expect(z.parse(RetryConfigSchema, {})).toEqual(DESIGN_DEFAULTS.retry);
+    expect(z.parse(CompactionConfigSchema, {})).toEqual(DOCUMENTED_DEFAULTS.compaction);
+    expect(z.parse(RetryConfigSchema, {})).toEqual(DOCUMENTED_DEFAULTS.retry);
     expect(z.parse(MemoryConfigSchema, { namespace: 'u' })).toEqual({
       namespace: 'u',
       maxItems: 20,
       checkpointInterval: 10,
+      consolidateAbove: 100,
     });
   });
 
@@ -119,7 +129,7 @@ describe('AgentConfigSchema defaults', () => {
     expect(first.systemInstructions).not.toBe(second.systemInstructions);
     first.compaction.enabled = false;
     first.systemInstructions.push('x');
-    expect(resolve({ defaultModel: 'm' })).toStrictEqual({ defaultModel: 'm', ...DESIGN_DEFAULTS });
+    expect(resolve({ defaultModel: 'm' })).toStrictEqual({ defaultModel: 'm', ...DOCUMENTED_DEFAULTS });
   });
 
   it("do not write into the caller's config object", () => {

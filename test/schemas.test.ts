@@ -529,7 +529,7 @@ const cases: Record<string, SchemaCase> = {
   MemoryConfigSchema: {
     valid: [
       { namespace: 'user' },
-      { namespace: 'user', maxItems: 1, checkpointInterval: 1, extractionModel: 'm' },
+      { namespace: 'user', maxItems: 1, checkpointInterval: 1, extractionModel: 'm', consolidateAbove: 1 },
     ],
     invalid: [
       ['no namespace', {}],
@@ -537,6 +537,8 @@ const cases: Record<string, SchemaCase> = {
       ['zero items', { namespace: 'u', maxItems: 0 }],
       ['a zero checkpoint interval', { namespace: 'u', checkpointInterval: 0 }],
       ['an empty extraction model', { namespace: 'u', extractionModel: '' }],
+      ['a zero consolidation threshold', { namespace: 'u', consolidateAbove: 0 }],
+      ['a fractional consolidation threshold', { namespace: 'u', consolidateAbove: 100.5 }],
     ],
   },
   RetryConfigSchema: {

@@ -50,8 +50,18 @@ export class EventHub {
     return subject.asObservable();
   }
 
-  /** Publishes one event; `turnId` null for events outside a turn. */
-  emit(turnId: string | null, payload: AgentEventPayload): AgentEvent {
+  /** Whether `turnId`'s stream is open: the turn started and has not emitted its terminal event. */
+  isOpen(turnId: string): boolean {
+    return this.turns.has(turnId);
+  }
+
+  /**
+   * Publishes one event; `turnId` null for events outside a turn. An event of a turn that already
+   * ended (a late report of a step stopped by a cancel) is not published: nothing follows a
+   * turn's terminal event. Returns the event, or `null` when it was not published.
+   */
+  emit(turnId: string | null, payload: AgentEventPayload): AgentEvent | null {
+    if (turnId !== null && !this.turns.has(turnId)) return null;
     const event: AgentEvent = {
       sessionId: this.sessionId,
       turnId,
@@ -59,7 +69,7 @@ export class EventHub {
       sequence: ++this.sequence,
       payload,
     };
-    if (turnId !== null) this.turns.get(turnId)?.next(event);
+    if (turnId !== null) this.turns.get(turnId)!.next(event);
     if (this.opening && this.early && this.early.length < MAX_EARLY_EVENTS) this.early.push(event);
     this.live.next(event);
     return event;

@@ -1,8 +1,9 @@
 /**
  * A session's memory work: loading its memories when it opens, and extraction — at a checkpoint
- * (a completed turn `checkpointInterval` turns after the last one) and at close. Extraction usage
- * is reported in a `usage` event with `turnId: null`; a failure is a non-fatal `MEMORY_FAILED`
- * error event and never blocks the turn or the close.
+ * (a completed turn `checkpointInterval` turns after the last one) and at close — followed by a
+ * consolidation when the namespace has grown past `consolidateAbove`. The usage of each model
+ * call is reported in a `usage` event with `turnId: null`; a failure is a non-fatal
+ * `MEMORY_FAILED` error event and never blocks the turn or the close.
  * @module
  */
 import type { Clock } from '../clock.js';
@@ -11,13 +12,15 @@ import { toAgentError, type AgentError } from '../errors.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { responseCost } from '../providers/cost.js';
-import type { AgentEventPayload, Memory, Message, ModelInfo } from '../types.js';
+import type { AgentEventPayload, Memory, Message, ModelInfo, TokenUsage } from '../types.js';
+import { consolidateMemories } from './consolidation.js';
 import { extractMemories, loadMemories } from './memory-manager.js';
 
 /** What memory work uses. `null` config or storage: memory is off and every call is a no-op. */
 export interface MemoryScope {
   sessionId: string;
-  config: Required<Pick<MemoryConfig, 'namespace' | 'maxItems'>> & Pick<MemoryConfig, 'extractionModel'>;
+  config: Required<Pick<MemoryConfig, 'namespace' | 'maxItems' | 'consolidateAbove'>> &
+    Pick<MemoryConfig, 'extractionModel'>;
   storage: MemoryStorage;
   /** The session's model (extraction uses it unless `extractionModel` is set). */
   modelId: string;
@@ -38,7 +41,13 @@ export async function loadSessionMemories(scope: MemoryScope): Promise<Memory[]>
   }
 }
 
-/** Extracts memories from `messages`, telling the model which it already has. */
+/**
+ * Extracts memories from `messages`, telling the model which it already has. When that saved
+ * any and the namespace then holds more than `consolidateAbove` memories, the extraction's model
+ * consolidates them (see `consolidateMemories`). A namespace that gained nothing is left alone:
+ * since it last grew it was consolidated or found under the threshold, and would get the same
+ * answer again.
+ */
 export async function runMemoryExtraction(
   scope: MemoryScope,
   messages: readonly Message[],
@@ -48,7 +57,11 @@ export async function runMemoryExtraction(
   const modelId = scope.config.extractionModel ?? scope.modelId;
   try {
     const { provider, model } = scope.resolveModel(modelId);
-    const { usage, cost } = await extractMemories({
+    const reportUsage = (usage: TokenUsage, cost: number | undefined) => {
+      const reported = responseCost(usage, cost, model.pricing);
+      scope.emit({ type: 'usage', usage, ...(reported !== undefined && { cost: reported }) });
+    };
+    const saved = await extractMemories({
       provider,
       model: modelId,
       storage: scope.storage,
@@ -58,11 +71,20 @@ export async function runMemoryExtraction(
       existing,
       signal,
       clock: scope.clock,
+      onUsage: reportUsage,
     });
-    if (usage) {
-      const reported = responseCost(usage, cost, model.pricing);
-      scope.emit({ type: 'usage', usage, ...(reported !== undefined && { cost: reported }) });
-    }
+    if (saved.length === 0) return;
+    await consolidateMemories({
+      provider,
+      model: modelId,
+      storage: scope.storage,
+      namespace: scope.config.namespace,
+      sessionId: scope.sessionId,
+      consolidateAbove: scope.config.consolidateAbove,
+      signal,
+      clock: scope.clock,
+      onUsage: reportUsage,
+    });
   } catch (error) {
     if (signal.aborted) return;
     scope.report(toAgentError(error, 'MEMORY_FAILED'));

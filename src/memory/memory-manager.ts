@@ -7,23 +7,16 @@
  */
 import * as z from 'zod/mini';
 import { AgentError, describeError, Errors } from '../errors.js';
-import { isoNow, systemClock, type Clock } from '../clock.js';
-import { generateId } from '../ids.js';
+import type { Clock } from '../clock.js';
 import { collectText } from '../providers/collect-text.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { MEMORY_EXTRACTION_PROMPT, renderMemoryExtractionInput } from '../prompt/templates.js';
 import type { Memory, Message, TokenUsage } from '../types.js';
+import { MemoryDraftSchema, newMemory, parseJsonAnswer } from './model-answer.js';
 
 /** What the extraction model must return. */
-const ExtractionOutputSchema = z.strictObject({
-  memories: z.array(
-    z.strictObject({
-      content: z.string().check(z.minLength(1)),
-      tags: z.optional(z.array(z.string())),
-    }),
-  ),
-});
+const ExtractionOutputSchema = z.strictObject({ memories: z.array(MemoryDraftSchema) });
 
 /** The newest memories of a namespace (an empty query returns the newest). */
 export async function loadMemories(
@@ -65,16 +58,6 @@ function renderTranscript(messages: readonly Message[]): string {
   return lines.join('\n\n');
 }
 
-/** The JSON object inside a model answer (tolerates a Markdown code fence around it). */
-function parseJsonAnswer(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
-  const body = (fenced ? fenced[1]! : text).trim();
-  const start = body.indexOf('{');
-  const end = body.lastIndexOf('}');
-  if (start < 0 || end < start) throw new Error('the answer holds no JSON object');
-  return JSON.parse(body.slice(start, end + 1));
-}
-
 /** Options of {@link extractMemories}. */
 export interface ExtractOptions {
   provider: ModelProvider;
@@ -88,14 +71,14 @@ export interface ExtractOptions {
   signal: AbortSignal;
   /** Timestamps of the saved memories. Default: the system clock. */
   clock?: Clock;
+  /** Called with the usage of the model's answer as soon as it is in, whether or not it is valid. */
+  onUsage(usage: TokenUsage, cost: number | undefined): void;
 }
 
 /** Asks the model for memories worth keeping and saves them. */
-export async function extractMemories(
-  options: ExtractOptions,
-): Promise<{ saved: Memory[]; usage: TokenUsage | null; cost: number | undefined }> {
+export async function extractMemories(options: ExtractOptions): Promise<Memory[]> {
   const transcript = renderTranscript(options.messages);
-  if (!transcript.trim()) return { saved: [], usage: null, cost: undefined };
+  if (!transcript.trim()) return [];
   try {
     const { text, usage, cost } = await collectText(
       options.provider,
@@ -121,24 +104,16 @@ export async function extractMemories(
       },
       options.signal,
     );
+    if (usage) options.onUsage(usage, cost);
     const parsed = z.safeParse(ExtractionOutputSchema, parseJsonAnswer(text));
     if (!parsed.success) throw new Error('the answer does not match {"memories":[{"content","tags"?}]}');
     const saved: Memory[] = [];
-    for (const item of parsed.data.memories) {
-      const now = isoNow(options.clock ?? systemClock);
-      const memory: Memory = {
-        id: generateId(),
-        namespace: options.namespace,
-        content: item.content,
-        createdAt: now,
-        updatedAt: now,
-        sourceSessionId: options.sessionId,
-        ...(item.tags !== undefined && { tags: item.tags }),
-      };
+    for (const draft of parsed.data.memories) {
+      const memory = newMemory(draft, options.namespace, options.sessionId, options.clock);
       await options.storage.save(memory);
       saved.push(memory);
     }
-    return { saved, usage, cost };
+    return saved;
   } catch (error) {
     if (AgentError.isInstance(error) && error.code === 'MEMORY_FAILED') throw error;
     throw Errors.memoryFailed(`memory extraction failed: ${describeError(error)}`, error);

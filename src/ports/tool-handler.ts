@@ -43,7 +43,24 @@ export interface ToolDefinition<S extends $ZodType> {
 }
 
 /**
- * Defines a tool whose argument type is inferred from its zod schema.
+ * Why `value` cannot be a tool's `parameters`, or `undefined` when it can (a zod 4 schema, classic
+ * or mini). A zod 3 schema gets its own message: its API differs, so nothing here can read it.
+ * (`AgentBuilder.build()` checks every tool with it.)
+ * @example
+ * parametersSchemaProblem(z.object({ city: z.string() })); // undefined
+ */
+export function parametersSchemaProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return 'must be a zod schema';
+  if ('_zod' in value) return undefined;
+  if ('_def' in value && 'safeParse' in value) {
+    return "is a zod 3 schema; zod 4 is needed (with zod 3.25, import it from 'zod/v4')";
+  }
+  return 'must be a zod schema';
+}
+
+/**
+ * Defines a tool whose argument type is inferred from its zod schema (zod 4, classic or mini;
+ * `AgentBuilder.build()` rejects anything else with `INVALID_INPUT`).
  * @example
  * const weather = defineTool({
  *   name: 'get_weather',

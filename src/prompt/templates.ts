@@ -109,3 +109,49 @@ export function clearedToolResult(chars: number): string {
 export function skillInjectionText(name: string, prompt: string): string {
   return `<skill>\n<name>${name}</name>\n${prompt}\n</skill>`;
 }
+
+/**
+ * System prompt of memory consolidation. The model must answer with exactly
+ * `{"memories":[{"content":string,"tags"?:string[]}],"delete":[string]}`: the memories to add,
+ * and the ids of the listed memories to remove.
+ */
+export const MEMORY_CONSOLIDATION_PROMPT = `You maintain the long-term memories an assistant keeps about a user: short facts remembered from earlier sessions, each with an id. The list has grown too long. Make it shorter and cleaner without losing anything that is still useful.
+
+- Merge memories that say the same thing, or that are about the same subject, into one memory.
+- When memories contradict each other, keep what the newest one (by updatedAt) says.
+- Drop memories that are no longer useful: one-off tasks, states that have surely changed, and secrets (passwords, keys, tokens).
+- Leave every other memory alone: do not mention it in your answer.
+
+Write each new memory as one self-contained sentence in the third person ("The user prefers ..."). Add a few lowercase tags when they help to find it later.
+
+Answer with JSON only, no prose and no code fence, in exactly this shape:
+{"memories":[{"content":"...","tags":["..."]}],"delete":["..."]}
+"memories" holds only the new memories (the merged or rewritten ones), "delete" the id of every listed memory that they replace or that should be dropped. Use only ids from the list. "tags" is optional. If nothing should change, answer {"memories":[],"delete":[]}.`;
+
+/**
+ * The user message of memory consolidation; `{{count}}` and `{{memories}}` are replaced (see
+ * {@link renderMemoryConsolidationInput}).
+ */
+export const MEMORY_CONSOLIDATION_INPUT_TEMPLATE = `The memories ({{count}}), newest first, one JSON object per line:
+{{memories}}
+
+Consolidate them and answer as JSON.`;
+
+/**
+ * Fills {@link MEMORY_CONSOLIDATION_INPUT_TEMPLATE}: one JSON line per memory with its `id`,
+ * `content`, `tags` (when it has some) and `updatedAt`, so the model can name what to delete.
+ */
+export function renderMemoryConsolidationInput(
+  memories: readonly { id: string; content: string; tags?: readonly string[]; updatedAt: string }[],
+): string {
+  const lines = memories.map(({ id, content, tags, updatedAt }) =>
+    JSON.stringify({ id, content, ...(tags !== undefined && tags.length > 0 && { tags }), updatedAt }),
+  );
+  const values: Record<string, string> = { count: String(memories.length), memories: lines.join('\n') };
+  // One pass, so a placeholder inside a memory is left alone (and a function replacement, so `$`
+  // sequences are not interpreted).
+  return MEMORY_CONSOLIDATION_INPUT_TEMPLATE.replace(
+    /\{\{(count|memories)\}\}/g,
+    (_, key: string) => values[key]!,
+  );
+}

@@ -9,6 +9,9 @@ import { describeError, formatIssues } from '../errors.js';
 /** The result of a call not started because the turn was cancelled. */
 export const TOOL_CALL_SKIPPED_TEXT = 'Tool call skipped: the turn was cancelled before it started.';
 
+/** The result of a call not started because the turn failed first. */
+export const TOOL_CALL_NOT_RUN_TEXT = 'Tool call not run: the turn failed before it started.';
+
 /** Texts of the tool dispatcher's error results. */
 export const ToolResultTexts = {
   /** The model named a tool that is not registered. */

@@ -1,12 +1,10 @@
 /**
- * `ProviderRegistry`: the named model providers of an agent, a default one, and which provider
- * serves which model id (seed 004 §1).
+ * `ProviderRegistry`: a {@link ProviderDirectory} that can also create OpenAI-type providers from
+ * plain config. The agent itself uses the directory, so only an app that imports this class
+ * bundles the OpenAI provider (and needs the optional `openai` package installed).
  * @module
  */
-import * as z from 'zod/mini';
-import { AgentError, Errors } from '../errors.js';
 import type { ModelProvider } from '../ports/model-provider.js';
-import { ModelInfoSchema, type ModelInfo } from '../types.js';
 import { parseInput } from '../validate.js';
 import {
   OpenAICompatibleConfigSchema,
@@ -15,32 +13,11 @@ import {
   type OpenAIProviderConfig,
   type ProviderType,
 } from './openai/config.js';
-
-/** What `register` checks of a provider before accepting it. */
-const ModelProviderShapeSchema = z.object({
-  id: z.string().check(z.minLength(1)),
-  models: z.array(ModelInfoSchema),
-  chat: z.custom<ModelProvider['chat']>((value) => typeof value === 'function'),
-});
-
-const ProviderNameSchema = z.string().check(z.minLength(1));
-
-/** A provider as registered, with its name. */
-export interface RegisteredProvider {
-  name: string;
-  provider: ModelProvider;
-}
-
-/** The provider that serves a model id, and the model's info. */
-export interface ResolvedModel {
-  /** The registered name of the provider. */
-  providerName: string;
-  provider: ModelProvider;
-  model: ModelInfo;
-}
+import { ProviderDirectory, ProviderNameSchema } from './provider-directory.js';
 
 /**
- * Named model providers, a default, and model id → provider resolution.
+ * Named model providers, a default, model id → provider resolution, and OpenAI-type providers
+ * created from plain config.
  *
  * Names and model ids are checked when a provider is registered: a provider name used twice, or
  * a model id served by two providers, is a `NAME_CONFLICT`. The model list is read once, at
@@ -54,41 +31,13 @@ export interface ResolvedModel {
  * });
  * registry.resolve('qwen3:8b').provider; // the provider named 'local'
  */
-export class ProviderRegistry {
-  readonly #providers = new Map<string, ModelProvider>();
-  readonly #models = new Map<string, ResolvedModel>();
-  #defaultName: string | undefined;
-
-  /**
-   * Adds `provider` under `name`. Throws `INVALID_INPUT` for an empty name or a malformed provider,
-   * `NAME_CONFLICT` when the name is taken or one of its model ids is already served. Nothing is
-   * registered when it throws.
-   */
-  register(name: string, provider: ModelProvider): this {
-    parseInput(ProviderNameSchema, name, 'provider name');
-    const { models } = parseInput(ModelProviderShapeSchema, provider, 'provider');
-    this.#assertNameFree(name);
-    const added = new Map<string, ResolvedModel>();
-    for (const model of models) {
-      const owner = this.#models.get(model.id)?.providerName ?? (added.has(model.id) ? name : undefined);
-      if (owner !== undefined) {
-        throw new AgentError(
-          'NAME_CONFLICT',
-          `model id '${model.id}' is served by provider '${owner}' and by provider '${name}'`,
-        );
-      }
-      added.set(model.id, { providerName: name, provider, model });
-    }
-    this.#providers.set(name, provider);
-    for (const [id, resolved] of added) this.#models.set(id, resolved);
-    return this;
-  }
-
+export class ProviderRegistry extends ProviderDirectory {
   /**
    * Creates an OpenAI-type provider from plain config and registers it under `name` (also its
-   * `id`). Asynchronous because it loads the OpenAI adapter (and the `openai` SDK) only when used,
-   * so agents with only their own providers never ship it. Rejects with `INVALID_INPUT` for an
-   * unknown type or invalid config, and like {@link register} for conflicts.
+   * `id`). Asynchronous because it loads the OpenAI provider only when called: a bundler that
+   * splits code puts it in a chunk of its own, loaded then. Needs the `openai` package. Rejects
+   * with `INVALID_INPUT` for an unknown type or invalid config, and like {@link register} for
+   * conflicts.
    */
   async registerWithConfig(
     name: string,
@@ -99,7 +48,7 @@ export class ProviderRegistry {
     const kind = parseInput(ProviderTypeSchema, type, 'provider type');
     const schema = kind === 'openai-compatible' ? OpenAICompatibleConfigSchema : OpenAIProviderConfigSchema;
     const parsed = parseInput(schema, config, 'provider config');
-    this.#assertNameFree(name);
+    this.assertNameFree(name);
     const { OpenAIProvider } = await import('./openai/openai-provider.js');
     const provider = new OpenAIProvider({
       ...parsed,
@@ -109,46 +58,5 @@ export class ProviderRegistry {
     });
     this.register(name, provider);
     return provider;
-  }
-
-  /** Makes the provider named `name` the default. Throws `INVALID_INPUT` when there is none. */
-  setDefault(name: string): this {
-    if (!this.#providers.has(name)) {
-      throw Errors.invalidInput(`no provider named '${name}' is registered`);
-    }
-    this.#defaultName = name;
-    return this;
-  }
-
-  /** The provider registered as `name`. */
-  get(name: string): ModelProvider | undefined {
-    return this.#providers.get(name);
-  }
-
-  /** The default provider: the one set with {@link setDefault}, else the first registered. */
-  getDefault(): ModelProvider | undefined {
-    if (this.#defaultName !== undefined) return this.#providers.get(this.#defaultName);
-    return this.#providers.values().next().value;
-  }
-
-  /** The provider serving `modelId`, and the model. Throws `MODEL_NOT_SUPPORTED` when none does. */
-  resolve(modelId: string): ResolvedModel {
-    const resolved = this.#models.get(modelId);
-    if (!resolved) throw Errors.modelNotSupported(modelId);
-    return resolved;
-  }
-
-  /** Every model of every provider, in registration order. */
-  models(): ModelInfo[] {
-    return [...this.#models.values()].map((resolved) => resolved.model);
-  }
-
-  /** Every provider with its name, in registration order. */
-  providers(): RegisteredProvider[] {
-    return [...this.#providers].map(([name, provider]) => ({ name, provider }));
-  }
-
-  #assertNameFree(name: string): void {
-    if (this.#providers.has(name)) throw Errors.nameConflict('provider', name);
   }
 }

@@ -7,7 +7,7 @@ import type { ResolvedAgentConfig } from '../config.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import type { PluginManager } from '../plugins/plugin-manager.js';
 import type { MemoryStorage, SessionStorage } from '../ports/storage.js';
-import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { ProviderDirectory } from '../providers/provider-directory.js';
 import type { SkillManager } from '../skills/skill-manager.js';
 import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
 
@@ -16,7 +16,7 @@ export interface AgentServices {
   config: ResolvedAgentConfig;
   /** `config.clock`, or the system clock. */
   clock: Clock;
-  providers: ProviderRegistry;
+  providers: ProviderDirectory;
   tools: ToolDispatcher;
   /** Characters of the tool specs' JSON, for token estimates (computed once). */
   toolSpecsChars: number;

@@ -55,6 +55,8 @@ export class SessionScope {
     readonly model: ModelInfo,
     readonly sessionConfig: StoredSessionConfig,
     history: readonly Message[],
+    /** Where failures go that no open turn or session stream can take. */
+    private readonly reportLate: (error: AgentError) => void,
     /** A resumed session's stored events (its conversation shows them all). */
     stored: readonly SessionEvent[] = [],
   ) {
@@ -107,8 +109,12 @@ export class SessionScope {
     this.writes.enqueue({ timestamp: isoNow(this.clock), payload });
   }
 
-  /** Emits an `error` event: non-fatal, or the fatal terminal one of a turn. */
+  /**
+   * Emits an `error` event: non-fatal, or the fatal terminal one of a turn. A report for a turn
+   * that already ended (from a step a cancel stopped) goes to `agent.unreportedErrors` instead.
+   */
   report(turnId: string | null, error: AgentError, fatal = false): void {
+    if (turnId !== null && !this.events.isOpen(turnId)) return this.reportLate(error);
     this.events.emit(turnId, { type: 'error', error: error.toJSON(), fatal });
   }
 
@@ -151,9 +157,13 @@ export class SessionScope {
   abandonTurn(error: AgentError): void {
     const turn = this.#turn;
     if (!turn) return this.report(null, error);
-    this.report(turn.id, error, true);
-    this.endTurn(turn.id);
-    turn.settle({ status: 'failed', usage: ZERO_USAGE, error });
+    try {
+      this.report(turn.id, error, true);
+    } finally {
+      // Even when the event stream is what broke, the turn ends and its result settles.
+      this.endTurn(turn.id);
+      turn.settle({ status: 'failed', usage: ZERO_USAGE, error });
+    }
   }
 
   /** Completes the session's event stream (the Session machine's last act). */

@@ -105,6 +105,7 @@ export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
     append: (message) => session.append(message),
     tools: session.services.tools.specs,
     draft: turn.draft,
+    idleTimeoutMs: session.services.config.streamIdleTimeoutMs,
     hook,
     emit,
     clock: session.clock,
@@ -130,6 +131,7 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
 export function endTurnScope(session: SessionScope, turn: TurnRun): EndTurnScope {
   return {
     draft: turn.draft,
+    history: session.history,
     append: (message, persist) => session.append(message, persist),
     record: (payload) => session.record(payload),
     drainWrites: () => session.writes.drain(),

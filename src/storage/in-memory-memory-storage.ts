@@ -8,7 +8,7 @@ import type { MemoryStorage } from '../ports/storage.js';
 import { MemorySchema } from '../types.js';
 import type { Memory } from '../types.js';
 import { parseInput } from '../validate.js';
-import { rankMemories } from './memory-search.js';
+import { MemoryIndex, rankMemories } from './memory-search.js';
 
 /**
  * A {@link MemoryStorage} in memory. Meets the shared storage contract: memories are validated
@@ -23,13 +23,17 @@ import { rankMemories } from './memory-search.js';
  */
 export class InMemoryMemoryStorage implements MemoryStorage {
   readonly #memories = new Map<string, Memory>();
+  /** One search index per namespace, kept between searches. */
+  readonly #indexes = new Map<string, MemoryIndex>();
 
   /** The best `limit` keyword matches of `query` in `namespace`; newest first for a blank query. */
   async search(namespace: string, query: string, limit: number): Promise<Memory[]> {
     if (typeof namespace !== 'string') throw Errors.invalidInput('namespace must be a string');
     if (typeof query !== 'string') throw Errors.invalidInput('query must be a string');
     const inNamespace = [...this.#memories.values()].filter((m) => m.namespace === namespace);
-    return structuredClone(rankMemories(inNamespace, query, limit));
+    let index = this.#indexes.get(namespace);
+    if (!index) this.#indexes.set(namespace, (index = new MemoryIndex()));
+    return structuredClone(rankMemories(inNamespace, query, limit, index));
   }
 
   /** Inserts `memory`, or replaces the one with the same `id`. */

@@ -1,61 +1,162 @@
 /**
  * Keyword ranking of memories, shared by every {@link MemoryStorage} so they all answer a
- * search the same way. Pure.
+ * search the same way: MiniSearch's BM25 over terms cut by {@link documentTermsOf} and
+ * {@link queryTermsOf}.
  *
- * Terms are lower-cased runs of Unicode letters and digits. Han, Hiragana and Katakana are
- * written without spaces, so a run of them is split further: a memory gets every character and
- * every pair of neighbouring characters as terms, a query gets its pairs (or the single
- * character of a one-character run). So `咖啡` finds `我喜欢喝咖啡`, and `茶` finds `喝茶`.
+ * Terms are lower-cased (after NFKC, so full-width letters and digits match their ASCII forms)
+ * runs of Unicode letters, digits and marks. Scripts written without spaces (Han, Hiragana,
+ * Katakana, Thai, Lao, Khmer, Myanmar) are cut into words by `Intl.Segmenter`. Han and Kana also
+ * get every pair of neighbouring characters as terms, and a memory every single character, so a
+ * search does not depend on where the segmenter cut: `咖啡` finds `我喜欢喝咖啡`, and `茶` finds
+ * `每天喝茶` although the segmenter reads `喝茶` as one word.
  * @module
  */
+import MiniSearch from 'minisearch';
 import { Errors } from '../errors.js';
 import type { Memory } from '../types.js';
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu;
+/** Scripts written without spaces between words: the segmenter finds their words. */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+/** Han and Kana runs (with the long-vowel mark), which also get characters and pairs as terms. */
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+/** A query term this long or longer (not Han or Kana) also matches the words it begins. */
+const PREFIX_MIN_LENGTH = 3;
+/**
+ * Scores are compared at this many significant digits, so float noise from an index built up
+ * over time cannot reorder two memories that a fresh index scores alike.
+ */
+const SCORE_DIGITS = 10;
+
+let segmenter: Intl.Segmenter | undefined;
+
+interface IndexedMemory {
+  id: string;
+  text: string;
+}
+
+/**
+ * A search index kept in step with the memories it ranks. {@link rankMemories} given the same
+ * index each time only re-reads the memories whose text changed since the last call, instead of
+ * cutting every memory into terms again; the answer is the same as with a fresh index.
+ *
+ * @example
+ * const index = new MemoryIndex();
+ * rankMemories(memories, 'coffee', 5, index); // builds the index
+ * rankMemories(memories, 'tea', 5, index); // reuses it
+ */
+export class MemoryIndex {
+  readonly #search = new MiniSearch<IndexedMemory>({
+    fields: ['text'],
+    tokenize: documentTermsOf,
+    processTerm: (term) => term,
+    searchOptions: {
+      tokenize: queryTermsOf,
+      prefix: (term) => term.length >= PREFIX_MIN_LENGTH && !CJK.test(term),
+    },
+  });
+  readonly #indexed = new Map<string, IndexedMemory>();
+
+  /** Makes the index hold exactly `memories` (the first of a repeated id). */
+  sync(memories: readonly Memory[]): Map<string, Memory> {
+    const byId = new Map<string, Memory>();
+    for (const memory of memories) {
+      if (byId.has(memory.id)) continue;
+      byId.set(memory.id, memory);
+      const text = searchableText(memory);
+      const indexed = this.#indexed.get(memory.id);
+      if (indexed?.text === text) continue;
+      if (indexed) this.#search.remove(indexed);
+      const entry = { id: memory.id, text };
+      this.#search.add(entry);
+      this.#indexed.set(memory.id, entry);
+    }
+    for (const [id, indexed] of this.#indexed) {
+      if (byId.has(id)) continue;
+      this.#search.remove(indexed);
+      this.#indexed.delete(id);
+    }
+    return byId;
+  }
+
+  /** Ids and scores of the indexed memories matching `query`, in no particular order. */
+  match(query: string): { id: string; score: number }[] {
+    return this.#search.search(query).map((result) => ({ id: result.id as string, score: result.score }));
+  }
+}
 
 /**
  * The best `limit` matches of `query` among `memories`, best first.
  *
  * - A memory's text is its `content` plus its `tags`.
- * - Score: number of distinct query terms it contains, then how often they occur in total;
- *   ties go to the newer `updatedAt`, then to the smaller `id` (so the order is total).
- * - Memories containing none of the query's terms are left out.
+ * - Score: BM25 summed over the query's terms that the memory contains, times how many distinct
+ *   query terms it contains; a query term of three or more letters also matches, with a lower
+ *   weight, the words it begins (`meeting` finds `meetings`). Rare terms weigh more than common
+ *   ones, and a match in a short memory more than in a long one.
+ * - Ties go to the newer `updatedAt`, then to the smaller `id` (so the order is total).
+ * - Memories matching none of the query's terms are left out.
  * - A query without terms (empty, blank, punctuation only) returns the newest first.
  *
- * `limit` must be a positive integer (else `INVALID_INPUT`). `memories` is not changed.
+ * `limit` must be a positive integer (else `INVALID_INPUT`). `memories` is not changed. Pass the
+ * same `index` on every call over one growing set (a storage's namespace) to reuse its work.
  */
-export function rankMemories(memories: readonly Memory[], query: string, limit: number): Memory[] {
+export function rankMemories(
+  memories: readonly Memory[],
+  query: string,
+  limit: number,
+  index: MemoryIndex = new MemoryIndex(),
+): Memory[] {
   assertLimit(limit);
-  const queryTerms = [...new Set(queryTermsOf(query))];
-  if (queryTerms.length === 0) return [...memories].sort(newestFirst).slice(0, limit);
-
-  const scored: { memory: Memory; distinct: number; frequency: number }[] = [];
-  for (const memory of memories) {
-    const counts = termCounts(documentTermsOf([memory.content, ...(memory.tags ?? [])].join(' ')));
-    let distinct = 0;
-    let frequency = 0;
-    for (const term of queryTerms) {
-      const count = counts.get(term) ?? 0;
-      if (count > 0) distinct += 1;
-      frequency += count;
-    }
-    if (distinct > 0) scored.push({ memory, distinct, frequency });
-  }
-  return scored
-    .sort((a, b) => b.distinct - a.distinct || b.frequency - a.frequency || newestFirst(a.memory, b.memory))
+  if (queryTermsOf(query).length === 0) return [...memories].sort(newestFirst).slice(0, limit);
+  const byId = index.sync(memories);
+  return index
+    .match(query)
+    .map(({ id, score }) => ({ memory: byId.get(id)!, score: Number(score.toPrecision(SCORE_DIGITS)) }))
+    .sort((a, b) => b.score - a.score || newestFirst(a.memory, b.memory))
     .slice(0, limit)
     .map(({ memory }) => memory);
 }
 
-/** The terms of a search query (may repeat). */
+/** The distinct terms of a search query. */
 export function queryTermsOf(text: string): string[] {
-  return tokens(text).flatMap((word) => splitUnspaced(word, (run) => (run.length === 1 ? run : pairs(run))));
+  return [...new Set(termsOf(text, false))];
 }
 
 /** The terms of a memory's text (may repeat: frequency counts). */
 export function documentTermsOf(text: string): string[] {
-  return tokens(text).flatMap((word) => splitUnspaced(word, (run) => [...run, ...pairs(run)]));
+  return termsOf(text, true);
+}
+
+function termsOf(text: string, withCharacters: boolean): string[] {
+  const terms: string[] = [];
+  for (const word of text.normalize('NFKC').toLowerCase().match(WORD) ?? []) {
+    if (!UNSPACED.test(word)) {
+      terms.push(word);
+      continue;
+    }
+    terms.push(...segmentedWords(word));
+    for (const [run] of word.matchAll(CJK_RUN)) {
+      const chars = Array.from(run);
+      if (withCharacters && chars.length > 1) terms.push(...chars);
+      for (let i = 0; i + 1 < chars.length; i += 1) terms.push(chars[i]! + chars[i + 1]!);
+    }
+  }
+  return terms;
+}
+
+/** The words the segmenter finds in `word` (which has no spaces or punctuation). */
+function segmentedWords(word: string): string[] {
+  // Made on first use: building one loads the locale's word-break data.
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+  const words: string[] = [];
+  for (const { segment, isWordLike } of segmenter.segment(word)) if (isWordLike) words.push(segment);
+  return words;
+}
+
+function searchableText(memory: Memory): string {
+  return [memory.content, ...(memory.tags ?? [])].join('\n');
 }
 
 /** Comparator: newer `updatedAt` (by instant) first, then smaller `id`. */
@@ -69,36 +170,4 @@ function assertLimit(limit: number): void {
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
     throw Errors.invalidInput(`limit must be a positive integer, got ${String(limit)}`);
   }
-}
-
-function tokens(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
-}
-
-/**
- * Splits `word` into its unspaced-script runs (each expanded by `expand`) and the rest (kept
- * as whole terms).
- */
-function splitUnspaced(word: string, expand: (run: string[]) => string[]): string[] {
-  const terms: string[] = [];
-  let last = 0;
-  for (const match of word.matchAll(UNSPACED)) {
-    if (match.index > last) terms.push(word.slice(last, match.index));
-    terms.push(...expand(Array.from(match[0])));
-    last = match.index + match[0].length;
-  }
-  if (last < word.length) terms.push(word.slice(last));
-  return terms;
-}
-
-function pairs(chars: string[]): string[] {
-  const result: string[] = [];
-  for (let i = 0; i + 1 < chars.length; i += 1) result.push(chars[i]! + chars[i + 1]!);
-  return result;
-}
-
-function termCounts(terms: string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-  return counts;
 }

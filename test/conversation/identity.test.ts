@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Conversation, ConversationItem } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, recordingTool } from '../agent/support.js';
+import { createTestAgent, recordingTool } from '../support/agent.js';
 import { record } from './support.js';
 
 /** Indexes whose item is not the same object in `after` as in `before` (new indexes included). */
@@ -71,7 +71,7 @@ describe('conversation item identity', () => {
   it('a delta rebuilds only its own item: 5,000 deltas after 300 items build 5,000 items', async () => {
     const history = Array.from({ length: 150 }, (_, i) => reply.text(`answer ${i}`));
     const { agent } = await createTestAgent({
-      storage: null,
+      sessionStorage: null,
       script: [...history, reply.text('x'.repeat(5_000), { chunks: 5_000 })],
     });
     const session = await agent.newSession();

@@ -5,7 +5,8 @@
 import { firstValueFrom, filter } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, gate } from '../agent/support.js';
+import { createTestAgent } from '../support/agent.js';
+import { deferred } from '../support/waits.js';
 import { current, label, record } from './support.js';
 
 describe('session.conversation', () => {
@@ -31,7 +32,7 @@ describe('session.conversation', () => {
   });
 
   it('shows the turn in flight until its result has settled', async () => {
-    const held = gate();
+    const held = deferred();
     const { agent } = await createTestAgent({
       script: [
         [
@@ -48,7 +49,7 @@ describe('session.conversation', () => {
     // The user message joins once the turn's start step (the turn_start hook) has run.
     const started = await firstValueFrom(session.conversation.pipe(filter((s) => s.items.length > 0)));
     expect(started.items.map(label)).toEqual(['user message-0']);
-    held.release();
+    held.resolve();
     const ended = await firstValueFrom(session.conversation.pipe(filter((s) => s.turn === null)));
     expect(ended.items.map(label)).toEqual(['user message-0', 'assistant message-1 complete']);
     await turn.result;

@@ -7,19 +7,14 @@
 import { firstValueFrom, filter } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import {
-  AgentBuilder,
-  AgentError,
-  defineTool,
-  InMemorySessionStorage,
-  type Agent,
-  type AgentConfig,
-  type Session,
-  type ToolHandler,
-} from '../../src/index.js';
-import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/index.js';
-import { createTestAgent, gate, recordingTool } from '../agent/support.js';
+import { AgentError, defineTool, type Agent, type Conversation, type Session } from '../../src/index.js';
+import { reply, SCRIPTED_MODEL } from '../../src/testing/index.js';
+import { createTestAgent, recordingTool } from '../support/agent.js';
+import { deferred } from '../support/waits.js';
 import { asStored, current, isLiveOnlyNotice, label, text } from './support.js';
+
+/** A model whose 2,000-token window compacts above 1,300 tokens. */
+const SMALL_WINDOW = { ...SCRIPTED_MODEL, contextWindow: 2_000 };
 
 /** Closes `session`, resumes it, and returns the resumed session's first state. */
 async function reopen(agent: Agent, session: Session) {
@@ -29,7 +24,7 @@ async function reopen(agent: Agent, session: Session) {
 }
 
 /** The first state of `session` that satisfies `predicate`. */
-const stateWhere = (session: Session, predicate: (s: ReturnType<typeof current>) => boolean) =>
+const stateWhere = (session: Session, predicate: (state: Conversation) => boolean) =>
   firstValueFrom(session.conversation.pipe(filter(predicate)));
 
 describe('live and resumed conversations agree', () => {
@@ -140,7 +135,7 @@ describe('live and resumed conversations agree', () => {
   });
 
   it('after a cancel mid-stream: the answer is incomplete, with the interruption notice in both', async () => {
-    const held = gate();
+    const held = deferred();
     const { agent } = await createTestAgent({
       script: [
         [
@@ -168,17 +163,17 @@ describe('live and resumed conversations agree', () => {
 
     const { state } = await reopen(agent, session);
     expect(state.items).toEqual(asStored(live));
-    held.release();
+    held.resolve();
     await agent.shutdown();
   });
 
   it('after a cancel during tools: the call not started is skipped in both', async () => {
-    const started = gate();
-    const finish = gate();
+    const started = deferred();
+    const finish = deferred();
     const slow = recordingTool('slow', {
       mutating: true,
       run: async (t) => {
-        started.release();
+        started.resolve();
         await finish.promise;
         return t;
       },
@@ -196,7 +191,7 @@ describe('live and resumed conversations agree', () => {
     const turn = await session.sendMessage('go');
     await started.promise;
     turn.cancel();
-    finish.release();
+    finish.resolve();
     await turn.result;
     const live = current(session).items;
     expect(live.map((i) => (i.kind === 'tool' ? `${i.callId}:${i.status}` : i.kind))).toEqual([
@@ -265,17 +260,16 @@ describe('live and resumed conversations agree', () => {
       parameters: z.object({ page: z.number() }),
       execute: async ({ arguments: { page } }) => `Page ${page}: ${'lorem ipsum '.repeat(250)}`,
     });
-    const provider = new ScriptedModelProvider({
-      models: [{ ...SCRIPTED_MODEL, contextWindow: 2_000 }],
+    const { agent } = await createTestAgent({
+      models: [SMALL_WINDOW],
+      config: { compaction: { keepRecentToolResults: 1 } },
+      tools: [readPage],
       script: [
         reply.toolCalls([{ name: 'read_page', arguments: { page: 1 }, callId: 'p1' }]),
         reply.toolCalls([{ name: 'read_page', arguments: { page: 2 }, callId: 'p2' }]),
         reply.text('Both pages say lorem ipsum.'),
       ],
     });
-    const { agent } = await createAgentWith(provider, { compaction: { keepRecentToolResults: 1 } }, [
-      readPage,
-    ]);
     const session = await agent.newSession();
     await (
       await session.sendMessage('What do pages 1 and 2 say?')
@@ -298,8 +292,8 @@ describe('live and resumed conversations agree', () => {
   });
 
   it('after a summary compaction: the notice in both, and the summarized messages still shown', async () => {
-    const provider = new ScriptedModelProvider({
-      models: [{ ...SCRIPTED_MODEL, contextWindow: 2_000 }],
+    const { agent } = await createTestAgent({
+      models: [SMALL_WINDOW],
       script: [
         reply.text('That is a long log: every request timed out.'),
         reply.text('The user pasted a server log; every line is a timeout.'), // the summary
@@ -307,7 +301,6 @@ describe('live and resumed conversations agree', () => {
         reply.text('You are welcome.'),
       ],
     });
-    const { agent } = await createAgentWith(provider);
     const session = await agent.newSession();
     const log = `Here is my log:\n${'GET /api timeout\n'.repeat(302)}`;
     await (
@@ -367,16 +360,3 @@ describe('live and resumed conversations agree', () => {
     await agent.shutdown();
   });
 });
-
-/** An agent on `provider` with in-memory storage. */
-async function createAgentWith(
-  provider: ScriptedModelProvider,
-  config: Partial<AgentConfig> = {},
-  tools: ToolHandler[] = [],
-) {
-  let builder = new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, ...config })
-    .registerModelProvider(provider)
-    .registerSessionStorage(new InMemorySessionStorage());
-  for (const tool of tools) builder = builder.registerTool(tool);
-  return { agent: await builder.build() };
-}

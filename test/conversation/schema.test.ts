@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { ConversationItemSchema, ConversationSchema, type Conversation } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, gate, recordingTool } from '../agent/support.js';
+import { createTestAgent, recordingTool } from '../support/agent.js';
+import { deferred } from '../support/waits.js';
 import { record } from './support.js';
 
 const state: Conversation = {
@@ -21,7 +22,7 @@ const state: Conversation = {
 describe('the conversation schemas', () => {
   it('accept every state a session emits', async () => {
     const echo = recordingTool('echo');
-    const held = gate();
+    const held = deferred();
     const { agent } = await createTestAgent({
       tools: [echo.tool],
       config: { retry: { initialDelayMs: 0 } },
@@ -58,7 +59,7 @@ describe('the conversation schemas', () => {
     for (const emitted of recorder.states) {
       expect(z.safeParse(ConversationSchema, emitted).error?.issues ?? []).toEqual([]);
     }
-    held.release();
+    held.resolve();
     await agent.shutdown();
   });
 

@@ -4,9 +4,8 @@
  * meter shows the session's estimate, the model's window and the compaction threshold.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentBuilder, InMemorySessionStorage } from '../../src/index.js';
-import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/index.js';
-import { createTestAgent, recordingTool } from '../agent/support.js';
+import { reply, SCRIPTED_MODEL } from '../../src/testing/index.js';
+import { createTestAgent, recordingTool } from '../support/agent.js';
 import { current } from './support.js';
 
 describe('conversation totals', () => {
@@ -108,15 +107,14 @@ describe('the context meter', () => {
   });
 
   it('compacts at the window itself when compaction is off, and at 1,300 of a 2,000-token window', async () => {
-    const small = new ScriptedModelProvider({ models: [{ ...SCRIPTED_MODEL, contextWindow: 2_000 }] });
     for (const [enabled, compactAt] of [
       [true, 1_300],
       [false, 2_000],
     ] as const) {
-      const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, compaction: { enabled } })
-        .registerModelProvider(small)
-        .registerSessionStorage(new InMemorySessionStorage())
-        .build();
+      const { agent } = await createTestAgent({
+        models: [{ ...SCRIPTED_MODEL, contextWindow: 2_000 }],
+        config: { compaction: { enabled } },
+      });
       const session = await agent.newSession();
       expect(current(session).context).toMatchObject({ contextWindow: 2_000, compactAt });
       await agent.shutdown();

@@ -1,7 +1,7 @@
 /**
  * Every ```ts block of the documentation is a complete example, and this test runs each one as
  * written: the block is written to `test/.generated/docs/` with its `youyou-agent` and
- * `youyou-agent/testing` imports pointed at this repository's sources, all of them are
+ * `youyou-agent/openai` and `youyou-agent/testing` imports pointed at this repository's sources, all of them are
  * type-checked with the project's compiler options (diagnostics name the Markdown file and line),
  * then each is imported and run. What it prints (console.log, info, warn and error, formatted as
  * Node formats them) must equal the ```text block that directly follows it — and a block with no
@@ -17,11 +17,15 @@ import { formatWithOptions } from 'node:util';
 import { IDBFactory } from 'fake-indexeddb';
 import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ChatCompletionsServer, sseEvent, startSse } from '../providers/support/chat-completions-server.js';
+import { ChatCompletionsServer, sseEvent, startSse } from '../support/chat-completions-server.js';
 import { ROOT, codeBlocks, docFiles, examples, readDoc, type Example } from './markdown.js';
 
 const GENERATED = `${ROOT}test/.generated/docs/`;
-const SOURCES = { 'youyou-agent': 'src/index.js', 'youyou-agent/testing': 'src/testing/index.js' } as const;
+const SOURCES = {
+  'youyou-agent': 'src/index.js',
+  'youyou-agent/openai': 'src/openai.js',
+  'youyou-agent/testing': 'src/testing/index.js',
+} as const;
 
 /** The documentation's examples, each with the file it is written to. */
 const all = docFiles().flatMap((file) =>

@@ -16,7 +16,7 @@ import type { MaxTokensField } from './to-wire.js';
 export type ProviderType = 'openai' | 'openai-compatible';
 
 /** Schema of {@link ProviderType}. */
-export const ProviderTypeSchema = z.enum(['openai', 'openai-compatible']);
+export const ProviderTypeSchema = /* @__PURE__ */ (() => z.enum(['openai', 'openai-compatible']))();
 
 /** The data options of an OpenAI-type provider (what `registerWithConfig` takes). */
 export interface OpenAIProviderConfig {
@@ -38,14 +38,16 @@ export interface OpenAIProviderConfig {
 }
 
 /** Schema of {@link OpenAIProviderConfig} (unknown keys are rejected). */
-export const OpenAIProviderConfigSchema = z.strictObject({
-  apiKey: z.optional(z.string()),
-  baseURL: z.optional(z.url()),
-  models: z.array(ModelInfoSchema).check(z.minLength(1)),
-  headers: z.optional(z.record(z.string(), z.string())),
-  dangerouslyAllowBrowser: z.optional(z.boolean()),
-  maxTokensField: z.optional(z.enum(['max_tokens', 'max_completion_tokens'])),
-});
+export const OpenAIProviderConfigSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    apiKey: z.optional(z.string()),
+    baseURL: z.optional(z.url()),
+    models: z.array(ModelInfoSchema).check(z.minLength(1)),
+    headers: z.optional(z.record(z.string(), z.string())),
+    dangerouslyAllowBrowser: z.optional(z.boolean()),
+    maxTokensField: z.optional(z.enum(['max_tokens', 'max_completion_tokens'])),
+  }))();
 
 /** `openai-compatible` needs to know where the server is. */
-export const OpenAICompatibleConfigSchema = z.extend(OpenAIProviderConfigSchema, { baseURL: z.url() });
+export const OpenAICompatibleConfigSchema = /* @__PURE__ */ (() =>
+  z.extend(OpenAIProviderConfigSchema, { baseURL: z.url() }))();

@@ -1,14 +1,16 @@
 /**
- * `OpenAIProvider`: a {@link ModelProvider} over the official `openai` SDK's streaming Chat
- * Completions, for OpenAI and any OpenAI-compatible server. The only module that imports `openai`.
+ * `OpenAIProvider`: a {@link ModelProvider} over streaming Chat Completions, for OpenAI and any
+ * OpenAI-compatible server. With the `openai` package's public streaming and error modules over
+ * `fetch` by default, or through an `openai` client the app passes in.
  * @module
  */
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError, OpenAIError } from 'openai';
+import { APIConnectionError, APIError, APIUserAbortError, OpenAIError } from 'openai/core/error';
 import * as z from 'zod/mini';
 import { AgentError, Errors } from '../../errors.js';
 import type { ModelProvider } from '../../ports/model-provider.js';
 import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../types.js';
 import { parseInput } from '../../validate.js';
+import type { OpenAIChatClient } from './chat-client.js';
 import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from './config.js';
 import {
   clientError,
@@ -18,7 +20,8 @@ import {
   malformedChunkError,
   streamErrorObjectError,
 } from './errors.js';
-import { ChatStreamAssembler } from './stream-assembler.js';
+import { createFetchChatClient } from './fetch-chat-client.js';
+import { ChatStreamAssembler, type WireChunk } from './stream-assembler.js';
 import { toWireRequest, type MaxTokensField } from './to-wire.js';
 
 /** Options of {@link OpenAIProvider}. */
@@ -26,18 +29,18 @@ export interface OpenAIProviderOptions extends OpenAIProviderConfig {
   /** The provider's id. Default `'openai'`. */
   id?: string;
   /**
-   * A ready `openai` client (e.g. `AzureOpenAI`, or one with a custom `fetch`). Exclusive with
-   * `apiKey`, `baseURL` and `dangerouslyAllowBrowser`, which configure the client this provider
-   * would otherwise create. Its own retries are bypassed per request either way.
+   * A ready `openai` client of any version the app has (e.g. `AzureOpenAI`, or one with a custom
+   * `fetch`). Exclusive with `apiKey`, `baseURL` and `dangerouslyAllowBrowser`, which configure
+   * the client this provider would otherwise create. Its own retries are bypassed per request.
    */
-  client?: OpenAI;
+  client?: OpenAIChatClient;
 }
 
 const OpenAIProviderOptionsSchema = z.extend(OpenAIProviderConfigSchema, {
   id: z.optional(z.string().check(z.minLength(1))),
   // Structural, so any copy of the SDK (or a subclass such as AzureOpenAI) is accepted.
   client: z.optional(
-    z.custom<OpenAI>(
+    z.custom<OpenAIChatClient>(
       (value) =>
         typeof (value as { chat?: { completions?: { create?: unknown } } } | null)?.chat?.completions
           ?.create === 'function',
@@ -47,21 +50,23 @@ const OpenAIProviderOptionsSchema = z.extend(OpenAIProviderConfigSchema, {
 });
 
 /**
- * Streams Chat Completions through the `openai` SDK, against OpenAI (default) or any
- * OpenAI-compatible `baseURL`.
+ * Streams Chat Completions from OpenAI (default) or any OpenAI-compatible `baseURL`. Needs the
+ * `openai` package (an optional peer dependency, 6.49 or later, before 8): its SSE stream and
+ * error classes over `fetch`, or the whole SDK client you pass as `client`.
  *
  * - Sends the system prompt and history (see `toWireMessages`), the tools as functions, and
  *   `stream_options: { include_usage: true }`; `maxOutputTokens` goes in `maxTokensField`
  *   (default `max_completion_tokens`; use `max_tokens` for servers that only know that one).
  * - Emits text and reasoning deltas as they arrive, then the whole tool calls, at most one
  *   `usage` (with `cost` from the server or from `ModelInfo.pricing`), and `done`.
- * - The SDK's retries are off (`maxRetries: 0`): the runtime owns retries. Failures are
- *   `PROVIDER_ERROR`s, retryable for HTTP 408/409/429/5xx, network failures and a stream that
- *   breaks before the finish reason; with `retryAfterMs` when the server sent `Retry-After`.
+ * - It never retries (a `client` passed in gets `maxRetries: 0` on every request): the runtime
+ *   owns retries. Failures are `PROVIDER_ERROR`s, retryable for HTTP 408/409/429/5xx, network
+ *   failures and a stream that breaks before the finish reason; with `retryAfterMs` when the
+ *   server sent `Retry-After` or `retry-after-ms`.
  * - Aborting `signal` ends the HTTP request at once and throws `REQUEST_CANCELLED`.
  *
- * A client it creates has the SDK's console logging off: every failure reaches the runtime as an
- * `AgentError` instead. Pass your own `client` to keep the SDK's logging.
+ * Without a `client` it logs nothing: every failure reaches the runtime as an `AgentError`. Pass
+ * your own `client` for the SDK's logging, a custom `fetch`, Azure, and the like.
  * @example
  * const provider = new OpenAIProvider({
  *   baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama', maxTokensField: 'max_tokens',
@@ -74,7 +79,7 @@ export class OpenAIProvider implements ModelProvider {
   readonly id: string;
   /** @inheritDoc */
   readonly models: readonly ModelInfo[];
-  readonly #client: OpenAI;
+  readonly #client: OpenAIChatClient;
   readonly #headers: Record<string, string> | undefined;
   readonly #maxTokensField: MaxTokensField;
   readonly #pricing: ReadonlyMap<string, ModelPricing>;
@@ -123,7 +128,7 @@ export class OpenAIProvider implements ModelProvider {
     let ended = false;
     try {
       for (;;) {
-        let next: IteratorResult<OpenAI.ChatCompletionChunk>;
+        let next: IteratorResult<unknown>;
         try {
           next = await chunks.next();
         } catch (error) {
@@ -135,7 +140,7 @@ export class OpenAIProvider implements ModelProvider {
         // The SDK ends the iteration quietly when the request is aborted; we do not.
         if (signal.aborted) throw Errors.requestCancelled();
         if (next.done) break;
-        yield* assembler.push(next.value);
+        yield* assembler.push(next.value as WireChunk);
       }
       const tail = assembler.finish();
       ended = true;
@@ -165,18 +170,12 @@ export class OpenAIProvider implements ModelProvider {
   }
 }
 
-function createClient(config: z.infer<typeof OpenAIProviderOptionsSchema>): OpenAI {
-  try {
-    return new OpenAI({
-      apiKey: config.apiKey,
-      baseURL: config.baseURL,
-      dangerouslyAllowBrowser: config.dangerouslyAllowBrowser,
-      maxRetries: 0,
-      logLevel: 'off',
-    });
-  } catch (error) {
-    throw Errors.invalidInput(`OpenAIProvider options: ${(error as Error).message}`, error);
-  }
+function createClient(config: z.infer<typeof OpenAIProviderOptionsSchema>): OpenAIChatClient {
+  return createFetchChatClient({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL,
+    dangerouslyAllowBrowser: config.dangerouslyAllowBrowser,
+  });
 }
 
 /** The body could not be read as JSON: the SDK's message is `<status> <body text>`. */

@@ -79,7 +79,7 @@ interface PendingToolCall {
   arguments: string;
 }
 
-const NO_EVENTS: readonly ChatEvent[] = Object.freeze([]);
+const NO_EVENTS: readonly ChatEvent[] = /* @__PURE__ */ Object.freeze([]);
 
 /**
  * Assembles one streamed response. Call {@link push} for every chunk in order (it returns the

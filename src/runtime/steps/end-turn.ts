@@ -1,5 +1,6 @@
 /**
- * `endTurn`, for every outcome: a partial response becomes an `incomplete` assistant message
+ * `endTurn`, for every outcome: calls the turn recorded but never ran get their result, a partial
+ * response becomes an `incomplete` assistant message
  * (plus the interrupted-message note, live only — resume derives it again), `on_error` for a
  * failure, pending writes drained (so `turn.result` means durable), the memory checkpoint when
  * it is due, and `turn_end` with the status.
@@ -8,6 +9,7 @@
 import type { EndTurnInput, EndTurnOutput } from '../../../machines/turn.types.js';
 import { MEMORY_CHECKPOINT_KEY } from '../../persistence/metadata-keys.js';
 import { INTERRUPTED_MESSAGE_NOTE } from '../../prompt/templates.js';
+import { TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_SKIPPED_TEXT } from '../../prompt/tool-result-texts.js';
 import type { Message, SessionEventPayload } from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
 import type { ResponseDraft } from '../turn-run.js';
@@ -15,6 +17,7 @@ import type { ResponseDraft } from '../turn-run.js';
 /** What `endTurn` uses. */
 export interface EndTurnScope {
   draft: ResponseDraft;
+  history: { readonly messages: readonly Message[] };
   append(message: Message, persist?: boolean): void;
   record(payload: SessionEventPayload): void;
   /** Resolves once every write handed to storage so far has settled. */
@@ -30,6 +33,7 @@ export async function endTurn(
   input: EndTurnInput,
   signal: AbortSignal,
 ): Promise<EndTurnOutput> {
+  answerUnansweredCalls(scope, input.status);
   const { draft } = scope;
   if (input.status !== 'completed' && draft.streamed) {
     scope.append({
@@ -50,4 +54,27 @@ export async function endTurn(
   if (checkpointed) await scope.extractMemories!(signal);
   await scope.hook('turn_end', { status: input.status, usage: input.usage });
   return { checkpointed };
+}
+
+/**
+ * Every `tool_call` gets exactly one `tool_result`, whatever state a cancel or failure hit: a
+ * response is recorded with its calls before its tools run, so a turn that ends in between
+ * (a cancel from a `usage` subscriber or during `post_request`, a failing hook) would otherwise
+ * leave calls the next request could not send. Each gets the skipped result, in call order.
+ */
+function answerUnansweredCalls(scope: EndTurnScope, status: EndTurnInput['status']): void {
+  const answered = new Set<string>();
+  const unanswered: string[] = [];
+  const messages = scope.history.messages;
+  // The turn's calls are at the end of the history: walk back to the last user message.
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.type === 'user') break;
+    if (message.type === 'tool_result') answered.add(message.callId);
+    else if (message.type === 'tool_call' && !answered.has(message.callId))
+      unanswered.unshift(message.callId);
+  }
+  const text = status === 'cancelled' ? TOOL_CALL_SKIPPED_TEXT : TOOL_CALL_NOT_RUN_TEXT;
+  for (const callId of unanswered)
+    scope.append({ type: 'tool_result', callId, content: text, isError: true });
 }

@@ -29,6 +29,7 @@ import {
 } from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
 import type { ResponseDraft } from '../turn-run.js';
+import { startIdleWatchdog } from '../idle-watchdog.js';
 
 /** What `streamModel` uses. */
 export interface StreamScope {
@@ -39,6 +40,8 @@ export interface StreamScope {
   append(message: Message): void;
   tools: readonly ToolSpec[];
   draft: ResponseDraft;
+  /** No event from the provider for this long (before the first one too) fails the attempt. */
+  idleTimeoutMs: number;
   hook: HookCaller;
   emit(payload: AgentEventPayload): void;
   clock: Clock;
@@ -60,6 +63,8 @@ export async function streamModel(
   };
   const pre = await scope.hook('pre_request', { request: initial, attempt: input.attempt });
   if (pre.aborted !== null) return { ok: false, error: Errors.requestBlocked(pre.aborted), hadOutput: false };
+  // A step stopped while its hook ran starts no new work: no request with an aborted signal.
+  if (signal.aborted) return { ok: false, error: Errors.requestCancelled(), hadOutput: false };
 
   const { draft } = scope;
   draft.clear();
@@ -68,11 +73,35 @@ export async function streamModel(
   let cost: number | undefined;
   let finishReason: string | null = null;
   const started = scope.clock.now();
+  // Set while the step handles an event: what throws then (other than an invalid event) is the
+  // runtime's own bug, labelled at the seam, not the provider's failure.
+  let handling = false;
 
-  try {
-    for await (const event of scope.provider.chat(pre.data.request, signal) as AsyncIterable<ChatEvent>) {
-      // Once cancelled, nothing more of this response reaches the stream.
-      if (signal.aborted) break;
+  // The request's own signal: aborted by the step's (a cancel) or by the idle watchdog.
+  const request = new AbortController();
+  const onAbort = () => request.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  let idle: AgentError | null = null;
+  let stalled!: () => void;
+  // Settles when the watchdog fires: a provider that ignores its signal cannot hold the turn.
+  const stall = new Promise<void>((resolve) => (stalled = resolve));
+  const watchdog = startIdleWatchdog(scope.clock, scope.idleTimeoutMs, () => {
+    idle = Errors.provider(`provider '${scope.provider.id}' sent no data for ${scope.idleTimeoutMs}ms`, {
+      retryable: true,
+    });
+    request.abort(idle);
+    stalled();
+  });
+
+  const read = async () => {
+    for await (const event of scope.provider.chat(
+      pre.data.request,
+      request.signal,
+    ) as AsyncIterable<ChatEvent>) {
+      // Once cancelled (or stalled), nothing more of this response reaches the stream.
+      if (request.signal.aborted) break;
+      watchdog.touch();
+      handling = true;
       switch (event?.type) {
         case 'text_delta':
         case 'reasoning_delta':
@@ -104,14 +133,27 @@ export async function streamModel(
         default:
           throw invalidEvent(scope.provider, event);
       }
+      handling = false;
     }
+  };
+
+  try {
+    const reading = read();
+    // After a stall the read may still settle (or never): its outcome no longer matters.
+    reading.catch(() => {});
+    await Promise.race([reading, stall]);
   } catch (error) {
+    if (handling && !AgentError.isInstance(error)) throw error;
     // Whatever a provider throws is the provider's failure.
     const failure = AgentError.isInstance(error)
       ? error
       : toAgentError(error, 'PROVIDER_ERROR', { source: 'provider' });
-    return { ok: false, error: failure, hadOutput: draft.streamed };
+    return { ok: false, error: idle ?? failure, hadOutput: draft.streamed };
+  } finally {
+    watchdog.stop();
+    signal.removeEventListener('abort', onAbort);
   }
+  if (idle) return { ok: false, error: idle, hadOutput: draft.streamed };
   if (signal.aborted) return { ok: false, error: Errors.requestCancelled(), hadOutput: draft.streamed };
   if (finishReason === null) {
     const error = Errors.provider(
@@ -144,6 +186,7 @@ export async function streamModel(
     const reported = responseCost(usage, cost, scope.model.pricing);
     scope.emit({ type: 'usage', usage, ...(reported !== undefined && { cost: reported }) });
   }
+  if (signal.aborted) return { ok: false, error: Errors.requestCancelled(), hadOutput: false };
   await scope.hook('post_request', {
     usage,
     finishReason,

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import type { MemoryStorage } from '../../ports/storage.js';
 import { MemorySchema, type Memory } from '../../types.js';
 import { parseInput } from '../../validate.js';
-import { rankMemories } from '../memory-search.js';
+import { MemoryIndex, rankMemories } from '../memory-search.js';
 import { Connection } from './connection.js';
 import { resolveOptions, type IndexedDbStorageOptions, type ResolvedOptions } from './options.js';
 import { readRecord } from './records.js';
@@ -30,6 +30,8 @@ const LimitSchema = z.number().check(z.int(), z.minimum(1));
 export class IndexedDbMemoryStorage implements MemoryStorage {
   readonly #options: ResolvedOptions;
   readonly #connection: Connection;
+  /** One search index per namespace, brought up to date with what each search reads. */
+  readonly #indexes = new Map<string, MemoryIndex>();
 
   /** Touches nothing yet: the database opens on first use. Bad options → `INVALID_INPUT`. */
   constructor(options?: IndexedDbStorageOptions) {
@@ -56,7 +58,9 @@ export class IndexedDbMemoryStorage implements MemoryStorage {
     } catch (error) {
       throw toStorageError('searching memories', error);
     }
-    return rankMemories(memories, text, max);
+    let index = this.#indexes.get(ns);
+    if (!index) this.#indexes.set(ns, (index = new MemoryIndex()));
+    return rankMemories(memories, text, max, index);
   }
 
   /** Inserts `memory`, or replaces the one with its `id`. */

@@ -65,7 +65,7 @@ export const memoryStorageContract: ContractCase<MemoryStorage>[] = [
     },
   },
   {
-    name: 'ranks by distinct matched terms, then term frequency, then newest; non-matches left out',
+    name: 'ranks the best keyword match first, then newest; non-matches left out',
     async run(storage) {
       await saveAll(storage, [
         memory('both', 'Coffee every morning', 1),

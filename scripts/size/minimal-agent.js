@@ -1,0 +1,37 @@
+// The minimal agent: AgentBuilder, OpenAIProvider, InMemorySessionStorage and one tool whose
+// arguments are a `zod/mini` schema, running one turn.
+import { AgentBuilder, InMemorySessionStorage, defineTool } from 'youyou-agent';
+import { OpenAIProvider } from 'youyou-agent/openai';
+import * as z from 'zod/mini';
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Repeats its text',
+  parameters: z.object({ text: z.string() }),
+  execute: async ({ arguments: { text } }) => text,
+});
+
+// An app build keeps only what runs: the app hands its entry point to the page.
+window.ask = async function ask(apiKey, question) {
+  const agent = await new AgentBuilder({ defaultModel: 'gpt-4o-mini' })
+    .registerModelProvider(
+      new OpenAIProvider({
+        apiKey,
+        dangerouslyAllowBrowser: true,
+        models: [
+          {
+            id: 'gpt-4o-mini',
+            displayName: 'GPT-4o mini',
+            contextWindow: 128_000,
+            capabilities: { toolUse: true, vision: true, streaming: true },
+          },
+        ],
+      }),
+    )
+    .registerTool(echo)
+    .registerSessionStorage(new InMemorySessionStorage())
+    .build();
+  const session = await agent.newSession();
+  const turn = await session.sendMessage(question);
+  return turn.result;
+};

@@ -1,0 +1,138 @@
+/**
+ * The client `OpenAIProvider` creates when it is not given one: a streaming
+ * `POST {baseURL}/chat/completions` over `fetch`, decoded by the `openai` package's public SSE
+ * stream (`openai/core/streaming`) and failing with its public error classes
+ * (`openai/core/error`). It does what the SDK client did for this call (authorization, the
+ * environment defaults, the browser guard, a 10-minute limit on waiting for the response
+ * headers, no retries) without bundling the SDK's client, which builds every API resource when
+ * it is constructed.
+ * @module
+ */
+import { APIConnectionTimeoutError, APIError } from 'openai/core/error';
+import { Stream } from 'openai/core/streaming';
+import { Errors } from '../../errors.js';
+import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './chat-client.js';
+import type { WireRequest } from './to-wire.js';
+
+/** What configures the client. */
+export interface FetchChatClientOptions {
+  /** Default: the `OPENAI_API_KEY` environment variable. */
+  apiKey?: string | undefined;
+  /** Default: the `OPENAI_BASE_URL` environment variable, else OpenAI's. */
+  baseURL?: string | undefined;
+  /** Allow running in a browser, where the key is visible to the page's users. */
+  dangerouslyAllowBrowser?: boolean | undefined;
+}
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/** How long to wait for the response headers (the SDK's default request timeout). */
+const HEADERS_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * The SDK logs a malformed chunk through its client's logger, or `console` without a client. A
+ * stand-in with no logger makes that a no-op: the failure reaches the runtime as an `AgentError`.
+ */
+const QUIET_LOGGING = {} as Parameters<typeof Stream.fromSSEResponse>[2];
+
+/**
+ * Creates the client. Throws `INVALID_INPUT` when there is no API key, or when it runs in a browser
+ * without `dangerouslyAllowBrowser`.
+ * @example
+ * const client = createFetchChatClient({ baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama' });
+ */
+export function createFetchChatClient(options: FetchChatClientOptions): OpenAIChatClient {
+  const apiKey = options.apiKey ?? readEnv('OPENAI_API_KEY');
+  if (apiKey === undefined) {
+    throw Errors.invalidInput(
+      'OpenAIProvider options: no API key: pass `apiKey` or set the OPENAI_API_KEY environment variable',
+    );
+  }
+  if (isBrowserLike() && !options.dangerouslyAllowBrowser) {
+    throw Errors.invalidInput(
+      "OpenAIProvider options: in a browser the API key is visible to the page's users; pass " +
+        '`dangerouslyAllowBrowser: true` if that is acceptable (a key meant to be public, a local server, a proxy)',
+    );
+  }
+  const baseURL = options.baseURL ?? readEnv('OPENAI_BASE_URL') ?? OPENAI_BASE_URL;
+  const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
+  const defaultHeaders: Record<string, string> = {
+    Accept: 'application/json',
+    'Content-Type': 'application/json',
+    Authorization: `Bearer ${apiKey}`,
+  };
+  const organization = readEnv('OPENAI_ORG_ID');
+  if (organization) defaultHeaders['OpenAI-Organization'] = organization;
+  const project = readEnv('OPENAI_PROJECT_ID');
+  if (project) defaultHeaders['OpenAI-Project'] = project;
+
+  return {
+    chat: {
+      completions: {
+        create: (body, requestOptions) =>
+          streamChat(url, { ...defaultHeaders, ...requestOptions.headers }, body, requestOptions),
+      },
+    },
+  };
+}
+
+async function streamChat(
+  url: string,
+  headers: Record<string, string>,
+  body: WireRequest,
+  { signal }: ChatRequestOptions,
+): Promise<ChatChunkStream> {
+  // One controller for the whole exchange: the caller's signal, the headers timeout and the
+  // stream's own early stop all end the same HTTP request.
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  const timer = setTimeout(() => controller.abort(new APIConnectionTimeoutError()), HEADERS_TIMEOUT_MS);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!response.ok) throw await httpError(response);
+  return Stream.fromSSEResponse(response, controller, QUIET_LOGGING);
+}
+
+/** A non-2xx response as the SDK reports it: its `APIError` subclass for the status. */
+async function httpError(response: Response): Promise<APIError> {
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return APIError.generate(
+    response.status,
+    json as Record<string, unknown> | undefined,
+    json === undefined ? text : undefined,
+    response.headers,
+  );
+}
+
+/** An environment variable, in Node; `undefined` elsewhere or when empty. */
+function readEnv(name: string): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.[name]?.trim() || undefined;
+}
+
+/** The SDK's test for a browser page (a web worker or Node is not one). */
+function isBrowserLike(): boolean {
+  const scope = globalThis as { window?: { document?: unknown }; navigator?: unknown };
+  return (
+    typeof scope.window !== 'undefined' &&
+    typeof scope.window.document !== 'undefined' &&
+    typeof scope.navigator !== 'undefined'
+  );
+}
