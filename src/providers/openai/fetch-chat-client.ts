@@ -1,17 +1,17 @@
 /**
  * The client `OpenAIProvider` creates when it is not given one: a streaming
- * `POST {baseURL}/chat/completions` over `fetch`, decoded by the `openai` package's public SSE
- * stream (`openai/core/streaming`) and failing with its public error classes
- * (`openai/core/error`). It does what the SDK client did for this call (authorization, the
- * environment defaults, the browser guard, a 10-minute limit on waiting for the response
+ * `POST {baseURL}/chat/completions` over `fetch`, decoded by {@link chunkStream} (which keeps the
+ * `[DONE]` end marker the SDK's stream hides) and failing with the `openai` package's public error
+ * classes (`openai/core/error`). It does what the SDK client did for this call (authorization,
+ * the environment defaults, the browser guard, a 10-minute limit on waiting for the response
  * headers, no retries) without bundling the SDK's client, which builds every API resource when
  * it is constructed.
  * @module
  */
 import { APIConnectionTimeoutError, APIError } from 'openai/core/error';
-import { Stream } from 'openai/core/streaming';
 import { Errors } from '../../errors.js';
 import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './chat-client.js';
+import { chunkStream } from './chunk-stream.js';
 import type { WireRequest } from './to-wire.js';
 
 /** What configures the client. */
@@ -28,12 +28,6 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 /** How long to wait for the response headers (the SDK's default request timeout). */
 const HEADERS_TIMEOUT_MS = 10 * 60 * 1000;
-
-/**
- * The SDK logs a malformed chunk through its client's logger, or `console` without a client. A
- * stand-in with no logger makes that a no-op: the failure reaches the runtime as an `AgentError`.
- */
-const QUIET_LOGGING = {} as Parameters<typeof Stream.fromSSEResponse>[2];
 
 /**
  * Creates the client. Throws `INVALID_INPUT` when there is no API key, or when it runs in a browser
@@ -101,7 +95,7 @@ async function streamChat(
     clearTimeout(timer);
   }
   if (!response.ok) throw await httpError(response);
-  return Stream.fromSSEResponse(response, controller, QUIET_LOGGING);
+  return chunkStream(response, controller);
 }
 
 /** A non-2xx response as the SDK reports it: its `APIError` subclass for the status. */
