@@ -30,12 +30,14 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 const HEADERS_TIMEOUT_MS = 10 * 60 * 1000;
 
 /**
- * Creates the client. Throws `INVALID_INPUT` when there is no API key, or when it runs in a browser
+ * Creates the client (with its `apiKey`, as the SDK's client has it). Throws `INVALID_INPUT` when there is no API key, or when it runs in a browser
  * without `dangerouslyAllowBrowser`.
  * @example
  * const client = createFetchChatClient({ baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama' });
  */
-export function createFetchChatClient(options: FetchChatClientOptions): OpenAIChatClient {
+export function createFetchChatClient(
+  options: FetchChatClientOptions,
+): OpenAIChatClient & { readonly apiKey: string } {
   const apiKey = options.apiKey ?? readEnv('OPENAI_API_KEY');
   if (apiKey === undefined) {
     throw Errors.invalidInput(
@@ -61,6 +63,8 @@ export function createFetchChatClient(options: FetchChatClientOptions): OpenAICh
   if (project) defaultHeaders['OpenAI-Project'] = project;
 
   return {
+    // Public like the SDK client's, so the provider knows which key to keep out of its errors.
+    apiKey,
     chat: {
       completions: {
         create: (body, requestOptions) =>

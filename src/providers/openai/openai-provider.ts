@@ -22,6 +22,7 @@ import {
   streamErrorObjectError,
 } from './errors.js';
 import { createFetchChatClient } from './fetch-chat-client.js';
+import { SecretRedactor } from './redact-secrets.js';
 import { ChatStreamAssembler, type WireChunk } from './stream-assembler.js';
 import { toWireRequest, type MaxTokensField } from './to-wire.js';
 
@@ -68,6 +69,9 @@ const OpenAIProviderOptionsSchema = z.extend(OpenAIProviderConfigSchema, {
  *   owns retries. Failures are `PROVIDER_ERROR`s, retryable for HTTP 408/409/429/5xx, network
  *   failures and a stream that breaks before the finish reason; with `retryAfterMs` when the
  *   server sent `Retry-After` or `retry-after-ms`.
+ * - The API key and the values of `headers` (8 characters or longer) are replaced by
+ *   `[redacted]` in every error it throws, message and `cause` alike (the cause becomes a
+ *   redacted copy that keeps only plain data).
  * - Aborting `signal` ends the HTTP request at once and throws `REQUEST_CANCELLED`.
  *
  * Without a `client` it logs nothing: every failure reaches the runtime as an `AgentError`. Pass
@@ -91,6 +95,7 @@ export class OpenAIProvider implements ModelProvider {
   readonly #headers: Record<string, string> | undefined;
   readonly #maxTokensField: MaxTokensField;
   readonly #pricing: ReadonlyMap<string, ModelPricing>;
+  readonly #redactor: SecretRedactor;
 
   /** Throws `INVALID_INPUT` for invalid options (or when the SDK refuses them, e.g. no API key). */
   constructor(options: OpenAIProviderOptions) {
@@ -113,6 +118,12 @@ export class OpenAIProvider implements ModelProvider {
       parsed.models.flatMap((model) => (model.pricing ? [[model.id, model.pricing] as const] : [])),
     );
     this.#client = parsed.client ?? createClient(parsed);
+    // An SDK client (and the fetch client) has its key as `apiKey`.
+    const apiKey = (this.#client as { apiKey?: unknown }).apiKey;
+    this.#redactor = new SecretRedactor([
+      typeof apiKey === 'string' ? apiKey : undefined,
+      ...Object.values(parsed.headers ?? {}),
+    ]);
   }
 
   /** Streams one response; see the class description for the events and errors. */
@@ -120,7 +131,7 @@ export class OpenAIProvider implements ModelProvider {
     try {
       yield* this.#chat(request, signal);
     } catch (error) {
-      throw this.#toAgentError(error, signal);
+      throw this.#redactor.error(this.#toAgentError(error, signal));
     }
   }
 
@@ -204,9 +215,10 @@ export class OpenAIProvider implements ModelProvider {
     }
     if (error instanceof OpenAIError) return clientError(this.id, error);
     if (error instanceof MalformedChunkError) {
-      return malformedChunkError(this.id, error.data, error);
+      return malformedChunkError(this.id, this.#redactor.text(error.data), error);
     }
-    if (error instanceof SyntaxError) return malformedChunkError(this.id, undefined, error);
+    // From the SDK's own stream: its message quotes a cut of the data, which may cut a secret.
+    if (error instanceof SyntaxError) return malformedChunkError(this.id);
     return connectionError(this.id, error);
   }
 }
