@@ -96,7 +96,8 @@ describe('HTTP errors', () => {
     const e = asAgentError((await collect(chat())).error);
     expect(e.code).toBe('PROVIDER_ERROR');
     expect(e.retryable).toBe(false);
-    expect(e.message).toContain('Incorrect API key provided: test-key.');
+    // The server echoed the configured key: the message keeps its text but not the key.
+    expect(e.message).toContain('Incorrect API key provided: [redacted].');
   });
 
   it('keeps a plain-text error body as the message', async () => {
