@@ -88,7 +88,7 @@ describe('HTTP errors', () => {
   it('401: not retryable, with the server message', async () => {
     errorReply(401, {
       error: {
-        message: 'Incorrect API key provided: test-key.',
+        message: 'Incorrect API key provided: sk-test-key.',
         type: 'invalid_request_error',
         code: 'invalid_api_key',
       },

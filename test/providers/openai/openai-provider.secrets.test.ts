@@ -7,10 +7,10 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import { AgentBuilder, type AgentEvent } from '../../src/index.js';
-import { OpenAIProvider } from '../../src/openai.js';
-import type { ChatRequest } from '../../src/types.js';
+import { AgentError } from '../../../src/errors.js';
+import { AgentBuilder, type AgentEvent } from '../../../src/index.js';
+import { OpenAIProvider } from '../../../src/openai.js';
+import type { ChatRequest } from '../../../src/types.js';
 import { ChatCompletionsServer, collect, sseEvent, streamText, type Responder } from './local-server.js';
 
 const API_KEY = 'sk-test-4f9a1c2b7d8e3f6a';

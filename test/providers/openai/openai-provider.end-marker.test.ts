@@ -5,9 +5,9 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import { OpenAIProvider, type OpenAIChatClient } from '../../src/openai.js';
-import type { ChatRequest } from '../../src/types.js';
+import { AgentError } from '../../../src/errors.js';
+import { OpenAIProvider, type OpenAIChatClient } from '../../../src/openai.js';
+import type { ChatRequest } from '../../../src/types.js';
 import {
   ChatCompletionsServer,
   collect,

@@ -5,8 +5,8 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIProvider } from '../../src/openai.js';
-import type { ChatRequest } from '../../src/types.js';
+import { OpenAIProvider } from '../../../src/openai.js';
+import type { ChatRequest } from '../../../src/types.js';
 import { ChatCompletionsServer, collect, readOwnStream, streamText } from './local-server.js';
 
 const model = {

@@ -1,7 +1,7 @@
 /** `SecretRedactor` on its own: what it replaces, what it keeps, what it drops. */
 import { describe, expect, it } from 'vitest';
-import { AgentError, Errors } from '../../src/errors.js';
-import { REDACTED, SecretRedactor } from '../../src/providers/openai/redact-secrets.js';
+import { AgentError, Errors } from '../../../src/errors.js';
+import { REDACTED, SecretRedactor } from '../../../src/providers/openai/redact-secrets.js';
 
 describe('SecretRedactor', () => {
   it('replaces every occurrence, the longest secret first, and ignores short or missing values', () => {

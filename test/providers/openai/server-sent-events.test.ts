@@ -3,7 +3,7 @@
  * network delivers them.
  */
 import { describe, expect, it } from 'vitest';
-import { serverSentEvents, type ServerSentEvent } from '../../src/providers/openai/server-sent-events.js';
+import { serverSentEvents, type ServerSentEvent } from '../../../src/providers/openai/server-sent-events.js';
 
 /** A body that delivers `pieces` (strings are UTF-8 encoded) one read at a time. */
 function body(...pieces: (string | Uint8Array)[]): ReadableStream<Uint8Array> {

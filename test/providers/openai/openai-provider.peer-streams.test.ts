@@ -15,9 +15,9 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
-import { OpenAIProvider } from '../../src/openai.js';
-import type { ChatEvent, ChatRequest, TokenUsage } from '../../src/types.js';
+import { AgentError } from '../../../src/errors.js';
+import { OpenAIProvider } from '../../../src/openai.js';
+import type { ChatEvent, ChatRequest, TokenUsage } from '../../../src/types.js';
 import { ChatCompletionsServer, collect, joined, readPeerStream, streamText } from './local-server.js';
 
 /** A long text: its length in code points, how it starts and ends, and its sha256 (16 hex digits). */
@@ -752,7 +752,7 @@ function expectEventOrder(events: readonly ChatEvent[]): void {
 describe('the peer recordings mean what they say, over real HTTP', () => {
   it('covers every recording in the folder', async () => {
     const { readdirSync } = await import('node:fs');
-    const files = readdirSync(new URL('../fixtures/peer-streams/', import.meta.url)).filter((f) =>
+    const files = readdirSync(new URL('../../fixtures/peer-streams/', import.meta.url)).filter((f) =>
       f.endsWith('.sse'),
     );
     expect(files).toHaveLength(57);

@@ -4,14 +4,14 @@
  * Together and Azure AI Foundry. Replayed whole over HTTP in openai-provider.peer-streams.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
+import { AgentError } from '../../../src/errors.js';
 import {
   ChatStreamAssembler,
   toTokenUsage,
   type WireChunk,
   type WireUsage,
-} from '../../src/providers/openai/stream-assembler.js';
-import type { ChatEvent } from '../../src/types.js';
+} from '../../../src/providers/openai/stream-assembler.js';
+import type { ChatEvent } from '../../../src/types.js';
 
 const parts = (content: unknown, finish: string | null = null): WireChunk => ({
   choices: [{ index: 0, delta: { content } as never, finish_reason: finish }],

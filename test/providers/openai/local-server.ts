@@ -15,14 +15,14 @@ export {
   writeInPieces,
   type Outcome,
   type Responder,
-} from './support/chat-completions-server.js';
+} from '../../support/chat-completions-server.js';
 
 /** A recorded stream from test/fixtures/peer-streams (see its SOURCES.md). */
 export function readPeerStream(name: string): string {
-  return readFileSync(new URL(`../fixtures/peer-streams/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../fixtures/peer-streams/${name}`, import.meta.url), 'utf8');
 }
 
 /** A stream from test/fixtures/chat-completions-sse (see its SOURCES.md). */
 export function readOwnStream(name: string): string {
-  return readFileSync(new URL(`../fixtures/chat-completions-sse/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../fixtures/chat-completions-sse/${name}`, import.meta.url), 'utf8');
 }
