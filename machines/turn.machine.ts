@@ -11,7 +11,7 @@
  */
 import { assign, fromPromise, setup } from 'xstate';
 import type { AgentError } from '../src/errors.js';
-import { addUsage, ZERO_USAGE, type TokenUsage, type ToolCallRequest } from '../src/types.js';
+import { addUsage, ZERO_USAGE, type TokenUsage, type ToolCallRef } from '../src/types.js';
 import type {
   CompactInput,
   CompactOutput,
@@ -42,7 +42,7 @@ export interface TurnContext extends TurnInput {
   /** The attempt of the current request (1 for the first). */
   attempt: number;
   toolCallCount: number;
-  pendingToolCalls: ToolCallRequest[];
+  pendingToolCalls: ToolCallRef[];
   /** Dynamic prompt sections from `turn_start`, used by every request of the turn. */
   dynamicSections: string[];
   usage: TokenUsage;

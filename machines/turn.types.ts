@@ -5,7 +5,7 @@
  * @module
  */
 import type { AgentError } from '../src/errors.js';
-import type { TokenUsage, ToolCallRequest } from '../src/types.js';
+import type { TokenUsage, ToolCallRef } from '../src/types.js';
 
 /** How a turn ended. */
 export type TurnStatus = 'completed' | 'cancelled' | 'failed';
@@ -83,7 +83,8 @@ export interface StreamInput extends StepInput {
  * whether output was already streamed (then a retry would replay it, so the turn fails instead).
  */
 export type StreamOutput =
-  | { ok: true; toolCalls: ToolCallRequest[]; finishReason: string; usage: TokenUsage | null }
+  | { ok: true; toolCalls: ToolCallRef[]; finishReason: string; usage: TokenUsage | null }
+  // The calls' arguments reach `runToolBatch` through the turn's side channel, not this output.
   | { ok: false; error: AgentError; hadOutput: boolean };
 
 /** Input of `waitToRetry`. */
@@ -99,7 +100,7 @@ export interface RetryOutput {
 
 /** Input of `runToolBatch`. */
 export interface ToolBatchInput extends StepInput {
-  calls: ToolCallRequest[];
+  calls: ToolCallRef[];
 }
 /** Output of `runToolBatch`. */
 export interface ToolBatchOutput {

@@ -179,11 +179,18 @@ export const ToolSpecSchema = /* @__PURE__ */ (() =>
 export type ToolSpec = { name: string; description: string; parameters: JsonSchema };
 
 /** One tool call the model asked for, as a turn's pending call (machine context holds these). */
-export interface ToolCallRequest {
-  callId: string;
-  toolName: string;
+export interface ToolCallRequest extends ToolCallRef {
   /** Raw JSON text, as the model produced it. */
   arguments: string;
+}
+
+/**
+ * Which call of a response: what the Turn machine keeps of a pending tool call. Its arguments stay
+ * out of machine context (snapshots and the inspector never hold the conversation).
+ */
+export interface ToolCallRef {
+  callId: string;
+  toolName: string;
 }
 
 // ─── Models ──────────────────────────────────────────────────────────────────────────────

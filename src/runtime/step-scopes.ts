@@ -105,6 +105,7 @@ export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
     append: (message) => session.append(message),
     tools: session.services.tools.specs,
     draft: turn.draft,
+    pendingCalls: turn.pendingCalls,
     idleTimeoutMs: session.services.config.streamIdleTimeoutMs,
     hook,
     emit,
@@ -121,6 +122,7 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
   const { emit, report } = turnChannel(session, turn);
   return {
     tools: session.services.tools,
+    pendingCalls: turn.pendingCalls,
     cancelSignal: turn.toolCancel.signal,
     emit,
     report,

@@ -1,13 +1,14 @@
 /**
  * `TurnRun`: the side channels of the turn in flight — what must not enter machine context. The
- * user's input and the streaming draft are conversation (snapshots never hold it), the replay
+ * user's input, the streaming draft and the pending calls' arguments are conversation (snapshots
+ * never hold it), the replay
  * stream and the result promise are handed to the user, and the tool-cancel signal reaches a
  * running batch without stopping it.
  * @module
  */
 import type { Observable } from 'rxjs';
 import type { TurnPrompt } from '../prompt/session-prompt.js';
-import type { AgentEvent, TurnResult, UserInput } from '../types.js';
+import type { AgentEvent, ToolCallRequest, TurnResult, UserInput } from '../types.js';
 
 /** The response being streamed: it outlives the streaming step, so a cancel can keep it. */
 export class ResponseDraft {
@@ -36,6 +37,8 @@ export class TurnRun {
   /** Aborted by `CANCEL` during a tool batch: calls not yet started are skipped. */
   readonly toolCancel = new AbortController();
   readonly draft = new ResponseDraft();
+  /** The tool calls of the last recorded response, arguments included, until their batch runs. */
+  readonly pendingCalls = new Map<string, ToolCallRequest>();
   /** Settles when the turn has ended and is durable; never rejects. */
   readonly result: Promise<TurnResult>;
   readonly settle: (result: TurnResult) => void;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import type { InspectionObserver } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent } from '../support/agent.js';
+import { createTestAgent, recordingTool } from '../support/agent.js';
 
 const SECRET = 'my passport number is X1234567';
 
@@ -84,5 +84,30 @@ describe('AgentConfig.inspect', () => {
 
     expect(new Set(seen.map((s) => s.machine))).toEqual(new Set(['agent', 'session', 'turn']));
     for (const snapshot of seen) expect(JSON.stringify(snapshot.context)).not.toContain('passport');
+  });
+
+  it("no inspection event — snapshots, events, step outputs — holds a tool call's arguments or output", async () => {
+    const events: InspectionEvent[] = [];
+    const lookup = recordingTool('lookup', { run: async (text) => `found ${text}: ${SECRET}` });
+    const { agent } = await createTestAgent({
+      script: [
+        reply.toolCalls([{ name: 'lookup', arguments: { text: 'passport X1234567' } }]),
+        reply.text('Done.'),
+      ],
+      tools: [lookup.tool],
+      sessionStorage: null,
+      config: { inspect: (event: InspectionEvent) => events.push(event) },
+    });
+    const session = await agent.newSession();
+    expect((await (await session.sendMessage('look it up')).result).status).toBe('completed');
+    await agent.shutdown();
+    expect(lookup.log).toEqual(['start:passport X1234567', 'end:passport X1234567']); // it really ran
+    for (const event of events) {
+      const shown = JSON.stringify({
+        snapshot: 'snapshot' in event ? (event.snapshot as { context?: unknown; output?: unknown }) : null,
+        event: 'event' in event ? event.event : null,
+      });
+      expect(shown).not.toContain('X1234567');
+    }
   });
 });

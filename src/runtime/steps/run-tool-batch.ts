@@ -7,11 +7,13 @@
 import type { ToolBatchInput, ToolBatchOutput } from '../../../machines/turn.types.js';
 import type { AgentError } from '../../errors.js';
 import type { ToolDispatcher } from '../../tools/tool-dispatcher.js';
-import type { AgentEventPayload, Message } from '../../types.js';
+import type { AgentEventPayload, Message, ToolCallRequest } from '../../types.js';
 
 /** What `runToolBatch` uses. */
 export interface ToolBatchScope {
   tools: Pick<ToolDispatcher, 'runBatch'>;
+  /** The recorded calls with their arguments (the chart passes only their ids). */
+  pendingCalls: ReadonlyMap<string, ToolCallRequest>;
   /** Aborted when the turn is cancelled during the batch: calls not started are skipped. */
   cancelSignal: AbortSignal;
   emit(payload: AgentEventPayload): void;
@@ -21,7 +23,13 @@ export interface ToolBatchScope {
 
 /** Runs the `dispatchingTools` step. */
 export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput): Promise<ToolBatchOutput> {
-  const results = await scope.tools.runBatch(input.calls, {
+  // A call the side channel lacks is a bug of the runtime: the response recorded every call it sends.
+  const calls = input.calls.map(({ callId }) => {
+    const call = scope.pendingCalls.get(callId);
+    if (!call) throw new Error(`tool call '${callId}' has no recorded arguments`);
+    return call;
+  });
+  const results = await scope.tools.runBatch(calls, {
     sessionId: input.sessionId,
     turnId: input.turnId,
     cancelSignal: scope.cancelSignal,

@@ -40,6 +40,8 @@ export interface StreamScope {
   append(message: Message): void;
   tools: readonly ToolSpec[];
   draft: ResponseDraft;
+  /** Where the recorded calls wait, with their arguments, for the tool batch. */
+  pendingCalls: Map<string, ToolCallRequest>;
   /** No event from the provider for this long (before the first one too) fails the attempt. */
   idleTimeoutMs: number;
   hook: HookCaller;
@@ -171,7 +173,9 @@ export async function streamModel(
     content: draft.text ? [{ type: 'text', text: draft.text }] : [],
     status: 'complete',
   });
+  scope.pendingCalls.clear();
   for (const call of toolCalls) {
+    scope.pendingCalls.set(call.callId, call);
     scope.append({
       type: 'tool_call',
       callId: call.callId,
@@ -193,7 +197,12 @@ export async function streamModel(
     durationMs: scope.clock.now() - started,
     attempt: input.attempt,
   });
-  return { ok: true, toolCalls, finishReason, usage };
+  return {
+    ok: true,
+    toolCalls: toolCalls.map(({ callId, toolName }) => ({ callId, toolName })),
+    finishReason,
+    usage,
+  };
 }
 
 function invalidEvent(provider: ModelProvider, event: unknown): AgentError {

@@ -25,6 +25,7 @@ function setup(cancelSignal = new AbortController().signal) {
   const tools = new ToolDispatcher({ tools: [upper, fail], timeoutMs: 5_000, hooks: journal.hooks });
   const scope: ToolBatchScope = {
     tools,
+    pendingCalls: new Map(),
     cancelSignal,
     emit: journal.emit,
     report: journal.report,
@@ -39,11 +40,18 @@ const call = (callId: string, toolName: string, args: unknown = {}) => ({
   arguments: JSON.stringify(args),
 });
 
+/** Runs the batch as the chart does: the recorded calls wait in the side channel, the input names them. */
+function run(scope: ToolBatchScope, calls: ReturnType<typeof call>[]) {
+  const pending = scope.pendingCalls as Map<string, ReturnType<typeof call>>;
+  for (const c of calls) pending.set(c.callId, c);
+  return runToolBatch(scope, { ...IDS, calls: calls.map(({ callId, toolName }) => ({ callId, toolName })) });
+}
+
 describe('runToolBatch', () => {
   it('appends one tool_result per call, in call order, errors included, and returns the count', async () => {
     const { journal, scope } = setup();
     const calls = [call('c1', 'upper', { text: 'a' }), call('c2', 'fail'), call('c3', 'missing')];
-    expect(await runToolBatch(scope, { ...IDS, calls })).toEqual({ count: 3 });
+    expect(await run(scope, calls)).toEqual({ count: 3 });
     expect(journal.appended).toEqual([
       { type: 'tool_result', callId: 'c1', content: 'A', isError: false },
       { type: 'tool_result', callId: 'c2', content: 'it broke', isError: true },
@@ -69,7 +77,7 @@ describe('runToolBatch', () => {
     controller.abort();
     const { journal, scope } = setup(controller.signal);
     const calls = [call('c1', 'upper', { text: 'a' }), call('c2', 'upper', { text: 'b' })];
-    expect(await runToolBatch(scope, { ...IDS, calls })).toEqual({ count: 2 });
+    expect(await run(scope, calls)).toEqual({ count: 2 });
     expect(journal.appended).toEqual([
       { type: 'tool_result', callId: 'c1', content: TOOL_CALL_SKIPPED_TEXT, isError: true },
       { type: 'tool_result', callId: 'c2', content: TOOL_CALL_SKIPPED_TEXT, isError: true },
@@ -88,8 +96,15 @@ describe('runToolBatch', () => {
         return [];
       },
     };
-    expect(await runToolBatch(scope, { ...IDS, calls: [] })).toEqual({ count: 0 });
+    expect(await run(scope, [])).toEqual({ count: 0 });
     expect(seen).toEqual([expect.objectContaining({ ...IDS, cancelSignal: scope.cancelSignal })]);
     expect(journal.trail).toEqual(['emit:turn_cancelled', 'report:HOOK_FAILED']);
+  });
+
+  it("takes each call's arguments from the side channel, never from its input (machine context holds none)", async () => {
+    const { scope } = setup();
+    await expect(
+      runToolBatch(scope, { ...IDS, calls: [{ callId: 'ghost', toolName: 'upper' }] }),
+    ).rejects.toThrow("tool call 'ghost' has no recorded arguments");
   });
 });

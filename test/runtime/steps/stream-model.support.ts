@@ -18,6 +18,7 @@ export function setup(provider: ModelProvider, info: ModelInfo = model()) {
     provider,
     model: info,
     idleTimeoutMs: 60_000,
+    pendingCalls: new Map(),
     prompt: fakePrompt(),
     history: {
       get messages() {

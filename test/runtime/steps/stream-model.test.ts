@@ -16,12 +16,16 @@ describe('streamModel: a response', () => {
     );
     const { journal, scope, usages, draft } = setup(provider);
     const output = await streamModel(scope, input(2), live());
+    // The output names the calls; their arguments wait in the side channel for the batch.
     expect(output).toEqual({
       ok: true,
-      toolCalls: [{ callId: 'c1', toolName: 'echo', arguments: '{"text":"hi"}' }],
+      toolCalls: [{ callId: 'c1', toolName: 'echo' }],
       finishReason: 'tool_calls',
       usage: usage(10, 5),
     });
+    expect([...scope.pendingCalls.values()]).toEqual([
+      { callId: 'c1', toolName: 'echo', arguments: '{"text":"hi"}' },
+    ]);
     expect(journal.trail).toEqual([
       'hook:pre_request',
       'emit:reasoning_delta',
