@@ -1,5 +1,5 @@
 /**
- * What a benchmark module returns to `bench/run.js`.
+ * What a benchmark module exports for `bench/run.js`.
  * @module
  */
 
@@ -9,3 +9,12 @@ export interface BenchResult {
   rows: Record<string, string | number>[];
   notes?: string[];
 }
+
+/**
+ * The `--name value` / `--name=value` options of `npm run bench` (a `--no-name` flag is `true`).
+ * Every bench receives all of them and reads the ones it knows.
+ */
+export type BenchOptions = Readonly<Record<string, string | true>>;
+
+/** A bench module's default export. */
+export type Bench = (options: BenchOptions) => Promise<BenchResult>;

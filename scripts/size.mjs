@@ -33,8 +33,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const ENTRIES = [
   // xstate, zod (with its JSON Schema conversion) and rxjs alone are ≈ 32 kB of these; the state
   // machines (built at module scope) are ≈ 3 kB.
-  { name: 'minimal agent', file: 'minimal-agent.js', budgetKb: 55, ceilingKb: 62 },
-  { name: 'agent with a custom provider', file: 'custom-provider-agent.js', budgetKb: 35, ceilingKb: 55 },
+  { name: 'minimal agent', file: 'minimal-agent.js', budgetKb: 55, ceilingKb: 65 },
+  { name: 'agent with a custom provider', file: 'custom-provider-agent.js', budgetKb: 35, ceilingKb: 58 },
   { name: 'defineTool alone', file: 'define-tool.js', budgetKb: 5 },
 ];
 

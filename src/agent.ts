@@ -112,6 +112,7 @@ export class Agent {
       sessionConfig,
       replayed.messages,
       (e) => this.#unowned.push(e),
+      replayed.events,
     );
     const { turnCount } = replayed;
     const interval = this.#services.config.memory?.checkpointInterval ?? 1;

@@ -95,6 +95,14 @@ export {
   type UserInput,
 } from './types.js';
 
+// The renderable conversation (`session.conversation`)
+export {
+  ConversationItemSchema,
+  ConversationSchema,
+  type Conversation,
+  type ConversationItem,
+} from './conversation/schema.js';
+
 // Ports
 export type { ModelProvider } from './ports/model-provider.js';
 export {

@@ -11,6 +11,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { sessionMachine } from '../machines/session.machine.js';
 import { Errors } from './errors.js';
 import { generateId } from './ids.js';
+import type { Conversation } from './conversation/schema.js';
 import type { SessionScope } from './runtime/session-scope.js';
 import type { TurnRun } from './runtime/turn-run.js';
 import { UserInputSchema, type AgentEvent, type Message, type TurnResult, type UserInput } from './types.js';
@@ -88,6 +89,19 @@ export class Session {
   /** Every event of this session, live (no replay); completes when the session is closed. */
   get events(): Observable<AgentEvent> {
     return this.#scope.events.events;
+  }
+
+  /**
+   * The conversation, ready to render: its current state on subscribe, then one on every change;
+   * completes when the session is closed (a later subscriber gets the last state, then completes).
+   * A resumed session shows the same user, assistant and tool items the live one showed, minus
+   * what is never stored (reasoning, durations, error and retry notices). Unchanged items keep
+   * their identity; a delta rebuilds only its item.
+   * @example
+   * session.conversation.subscribe(({ items, turn, context }) => render(items, turn !== null, context));
+   */
+  get conversation(): Observable<Conversation> {
+    return this.#scope.conversation.states;
   }
 
   /**

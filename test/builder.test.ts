@@ -1,5 +1,5 @@
 /**
- * `AgentBuilder.build()` through the public API: one test per build rule (DESIGN.md §5 "Build"),
+ * `AgentBuilder.build()` through the public API: one test per build rule,
  * each asserting the rejection's code and that its message names the offender.
  */
 import { describe, it, expect } from 'vitest';
@@ -9,12 +9,10 @@ import { z } from 'zod';
 import {
   Agent,
   AgentBuilder,
-  AgentError,
   InMemoryMemoryStorage,
   InMemorySessionStorage,
   defineTool,
   type AgentConfig,
-  type AgentErrorCode,
   type ChatEvent,
   type ModelInfo,
   type ModelProvider,
@@ -23,6 +21,7 @@ import {
   type ToolHandler,
 } from '../src/index.js';
 import { ScriptedModelProvider, SCRIPTED_MODEL, reply } from '../src/testing/index.js';
+import { expectAgentError } from './support/errors.js';
 
 // ─── Fixtures ────────────────────────────────────────────────────────────────────────────
 
@@ -82,32 +81,11 @@ function plugin(id: string, log: string[] = [], overrides: Partial<Plugin> = {})
   };
 }
 
-/** Awaits `build()` and returns the rejection, failing the test if it resolved. */
-async function rejectionOf(builder: AgentBuilder<true>): Promise<AgentError> {
-  const outcome = await builder.build().then(
-    (agent) => ({ ok: true as const, agent }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  if (outcome.ok) {
-    await outcome.agent.shutdown();
-    throw new Error('expected build() to reject, but it resolved');
-  }
-  expect(outcome.error).toBeInstanceOf(AgentError);
-  return outcome.error as AgentError;
-}
-
 /** Builds, asserts an {@link Agent} came back, and shuts it down. */
 async function expectBuilds(builder: AgentBuilder<true>): Promise<void> {
   const agent = await builder.build();
   expect(agent).toBeInstanceOf(Agent);
   await agent.shutdown();
-}
-
-async function expectRejection(builder: AgentBuilder<true>, code: AgentErrorCode, ...named: string[]) {
-  const error = await rejectionOf(builder);
-  expect(error.code).toBe(code);
-  for (const part of named) expect(error.message).toContain(part);
-  return error;
 }
 
 // ─── Rules ───────────────────────────────────────────────────────────────────────────────
@@ -118,7 +96,7 @@ describe('build() without a model provider', () => {
     const untyped = new AgentBuilder({ defaultModel: 'm1' }).registerTool(
       tool('t'),
     ) as unknown as AgentBuilder<true>;
-    await expectRejection(untyped, 'NO_MODEL_PROVIDER', 'ModelProvider');
+    await expectAgentError(untyped.build(), 'NO_MODEL_PROVIDER', 'ModelProvider');
   });
 });
 
@@ -170,7 +148,7 @@ describe('build() validates the config', () => {
   for (const [what, config, named] of cases) {
     it(`rejects INVALID_INPUT naming the field for ${what}`, async () => {
       const builder = new AgentBuilder(config as AgentConfig).registerModelProvider(provider('p1', ['m1']));
-      await expectRejection(builder, 'INVALID_INPUT', ...named);
+      await expectAgentError(builder.build(), 'INVALID_INPUT', ...named);
     });
   }
 });
@@ -181,18 +159,18 @@ describe('build() rejects duplicate names with NAME_CONFLICT', () => {
       .registerTool(tool('search'))
       .registerTool(tool('fetch'))
       .registerTool(tool('search'));
-    await expectRejection(builder, 'NAME_CONFLICT', 'tool', "'search'");
+    await expectAgentError(builder.build(), 'NAME_CONFLICT', 'tool', "'search'");
   });
 
   it('names a skill registered twice', async () => {
     const builder = builderWith().registerSkill(skill('review')).registerSkill(skill('review'));
-    await expectRejection(builder, 'NAME_CONFLICT', 'skill', "'review'");
+    await expectAgentError(builder.build(), 'NAME_CONFLICT', 'skill', "'review'");
   });
 
   it('names a plugin id registered twice, and initializes no plugin', async () => {
     const log: string[] = [];
     const builder = builderWith().registerPlugin(plugin('audit', log)).registerPlugin(plugin('audit', log));
-    await expectRejection(builder, 'NAME_CONFLICT', 'plugin', "'audit'");
+    await expectAgentError(builder.build(), 'NAME_CONFLICT', 'plugin', "'audit'");
     expect(log).toEqual([]);
   });
 
@@ -200,21 +178,21 @@ describe('build() rejects duplicate names with NAME_CONFLICT', () => {
     const builder = new AgentBuilder({ defaultModel: 'm1' })
       .registerModelProvider(provider('openai', ['m1']))
       .registerModelProvider(provider('openai', ['m2']));
-    await expectRejection(builder, 'NAME_CONFLICT', 'provider', "'openai'");
+    await expectAgentError(builder.build(), 'NAME_CONFLICT', 'provider', "'openai'");
   });
 
   it('names a model id served by two providers, and both providers', async () => {
     const builder = new AgentBuilder({ defaultModel: 'm1' })
       .registerModelProvider(provider('first', ['m1', 'shared']))
       .registerModelProvider(provider('second', ['shared']));
-    await expectRejection(builder, 'NAME_CONFLICT', "'shared'", "'first'", "'second'");
+    await expectAgentError(builder.build(), 'NAME_CONFLICT', "'shared'", "'first'", "'second'");
   });
 
   it('names a model id listed twice by one provider', async () => {
     const builder = new AgentBuilder({ defaultModel: 'm1' }).registerModelProvider(
       provider('p', ['m1', 'm1']),
     );
-    await expectRejection(builder, 'NAME_CONFLICT', "'m1'");
+    await expectAgentError(builder.build(), 'NAME_CONFLICT', "'m1'");
   });
 });
 
@@ -229,7 +207,7 @@ describe('build() checks tool names against what OpenAI accepts (^[a-zA-Z0-9_-]{
   for (const [what, name] of rejected) {
     it(`rejects INVALID_INPUT for a name with ${what}, naming the tool's position and field`, async () => {
       const builder = builderWith().registerTool(tool('fine')).registerTool(tool(name));
-      await expectRejection(builder, 'INVALID_INPUT', 'tools[1].name');
+      await expectAgentError(builder.build(), 'INVALID_INPUT', 'tools[1].name');
     });
   }
 
@@ -253,7 +231,7 @@ describe('build() checks that tool schemas can be sent to a model as JSON Schema
   for (const [what, parameters] of inexpressible) {
     it(`rejects INVALID_INPUT for ${what}, naming the tool and its parameters`, async () => {
       const builder = builderWith().registerTool(tool('ok')).registerTool(tool('schedule', parameters));
-      await expectRejection(builder, 'INVALID_INPUT', 'tools[1].parameters', "'schedule'");
+      await expectAgentError(builder.build(), 'INVALID_INPUT', 'tools[1].parameters', "'schedule'");
     });
   }
 
@@ -268,8 +246,8 @@ describe('build() checks that tool schemas can be sent to a model as JSON Schema
 
   it('rejects INVALID_INPUT naming the field when parameters is not a zod schema', async () => {
     const notZod = { type: 'object', properties: {} } as unknown as ToolHandler['parameters'];
-    await expectRejection(
-      builderWith().registerTool(tool('raw', notZod)),
+    await expectAgentError(
+      builderWith().registerTool(tool('raw', notZod)).build(),
       'INVALID_INPUT',
       'tools[0].parameters',
     );
@@ -281,7 +259,7 @@ describe('build() checks skills', () => {
     const builder = builderWith()
       .registerTool(tool('read_file'))
       .registerSkill(skill('refactor', ['read_file', 'write_file']));
-    await expectRejection(builder, 'SKILL_DEPENDENCY_NOT_MET', "'refactor'", "'write_file'");
+    await expectAgentError(builder.build(), 'SKILL_DEPENDENCY_NOT_MET', "'refactor'", "'write_file'");
   });
 
   it('accepts a skill whose required tools are registered (in any order)', async () => {
@@ -293,8 +271,8 @@ describe('build() checks skills', () => {
   });
 
   it('rejects INVALID_INPUT naming the field for a skill name that `/name` cannot invoke', async () => {
-    await expectRejection(
-      builderWith().registerSkill(skill('code review')),
+    await expectAgentError(
+      builderWith().registerSkill(skill('code review')).build(),
       'INVALID_INPUT',
       'skills[0].name',
     );
@@ -303,7 +281,11 @@ describe('build() checks skills', () => {
 
 describe('build() checks models', () => {
   it('rejects INVALID_DEFAULT_MODEL naming a default model no provider serves', async () => {
-    await expectRejection(builderWith({ defaultModel: 'gpt-5' }), 'INVALID_DEFAULT_MODEL', "'gpt-5'");
+    await expectAgentError(
+      builderWith({ defaultModel: 'gpt-5' }).build(),
+      'INVALID_DEFAULT_MODEL',
+      "'gpt-5'",
+    );
   });
 
   it('accepts a default model served by the second provider', async () => {
@@ -319,8 +301,8 @@ describe('build() checks models', () => {
       ...provider('p'),
       models: [{ id: 'm1', displayName: 'M1' }],
     } as unknown as ModelProvider;
-    await expectRejection(
-      new AgentBuilder({ defaultModel: 'm1' }).registerModelProvider(broken),
+    await expectAgentError(
+      new AgentBuilder({ defaultModel: 'm1' }).registerModelProvider(broken).build(),
       'INVALID_INPUT',
       'provider.models.0.contextWindow',
     );
@@ -330,7 +312,7 @@ describe('build() checks models', () => {
     const builder = builderWith({
       memory: { namespace: 'user', extractionModel: 'tiny-model' },
     }).registerMemoryStorage(new InMemoryMemoryStorage());
-    await expectRejection(builder, 'MODEL_NOT_SUPPORTED', "'tiny-model'");
+    await expectAgentError(builder.build(), 'MODEL_NOT_SUPPORTED', "'tiny-model'");
   });
 });
 
@@ -339,19 +321,19 @@ describe('build() checks storages', () => {
     const builder = builderWith()
       .registerSessionStorage(new InMemorySessionStorage())
       .registerSessionStorage(new InMemorySessionStorage());
-    await expectRejection(builder, 'STORAGE_DUPLICATE', 'session storage');
+    await expectAgentError(builder.build(), 'STORAGE_DUPLICATE', 'session storage');
   });
 
   it('rejects STORAGE_DUPLICATE naming memory storage registered twice', async () => {
     const builder = builderWith()
       .registerMemoryStorage(new InMemoryMemoryStorage())
       .registerMemoryStorage(new InMemoryMemoryStorage());
-    await expectRejection(builder, 'STORAGE_DUPLICATE', 'memory storage');
+    await expectAgentError(builder.build(), 'STORAGE_DUPLICATE', 'memory storage');
   });
 
   it('rejects INVALID_INPUT naming config.memory when no MemoryStorage is registered', async () => {
-    await expectRejection(
-      builderWith({ memory: { namespace: 'user' } }),
+    await expectAgentError(
+      builderWith({ memory: { namespace: 'user' } }).build(),
       'INVALID_INPUT',
       'config.memory',
       'MemoryStorage',
@@ -360,8 +342,8 @@ describe('build() checks storages', () => {
 
   it('rejects INVALID_INPUT naming the missing method of a malformed session storage', async () => {
     const broken = { saveEvent: async () => {} } as unknown as InMemorySessionStorage;
-    await expectRejection(
-      builderWith().registerSessionStorage(broken),
+    await expectAgentError(
+      builderWith().registerSessionStorage(broken).build(),
       'INVALID_INPUT',
       'sessionStorage',
       'loadSession',
@@ -379,7 +361,12 @@ describe('build() initializes plugins', () => {
         },
       }),
     );
-    const error = await expectRejection(builder, 'PLUGIN_INIT_FAILED', "'billing'", 'license key missing');
+    const error = await expectAgentError(
+      builder.build(),
+      'PLUGIN_INIT_FAILED',
+      "'billing'",
+      'license key missing',
+    );
     expect(error.cause).toBe(boom);
     expect(error.source).toBe('plugin');
   });
@@ -388,7 +375,7 @@ describe('build() initializes plugins', () => {
     const builder = builderWith().registerPlugin(
       plugin('slow', [], { initialize: async () => Promise.reject(new Error('no db')) }),
     );
-    await expectRejection(builder, 'PLUGIN_INIT_FAILED', "'slow'", 'no db');
+    await expectAgentError(builder.build(), 'PLUGIN_INIT_FAILED', "'slow'", 'no db');
   });
 
   it('shuts the plugins initialized before the failing one down in reverse order, and applies none', async () => {
@@ -405,7 +392,7 @@ describe('build() initializes plugins', () => {
         }),
       )
       .registerPlugin(plugin('d', log));
-    await expectRejection(builder, 'PLUGIN_INIT_FAILED', "'c'");
+    await expectAgentError(builder.build(), 'PLUGIN_INIT_FAILED', "'c'");
     // `apply` (where hooks are tapped) never ran, so no plugin's hook was registered; `d` was never
     // initialized and `c` failed, so neither owes a shutdown.
     expect(log).toEqual(['initialize:a', 'initialize:b', 'initialize:c', 'shutdown:b', 'shutdown:a']);
@@ -423,14 +410,14 @@ describe('build() initializes plugins', () => {
           },
         }),
       );
-    await expectRejection(builder, 'PLUGIN_INIT_FAILED', "'b'", 'bad tap');
+    await expectAgentError(builder.build(), 'PLUGIN_INIT_FAILED', "'b'", 'bad tap');
     expect(log).toEqual(['initialize:a', 'initialize:b', 'apply:a', 'apply:b', 'shutdown:b', 'shutdown:a']);
   });
 
   it('initializes no plugin when an earlier rule rejects the build', async () => {
     const log: string[] = [];
     const builder = builderWith({ defaultModel: 'unknown' }).registerPlugin(plugin('a', log));
-    await expectRejection(builder, 'INVALID_DEFAULT_MODEL');
+    await expectAgentError(builder.build(), 'INVALID_DEFAULT_MODEL');
     expect(log).toEqual([]);
   });
 
@@ -474,11 +461,7 @@ describe('build() never throws synchronously', () => {
       }
       expect(thrown).toBeNull();
       expect(promise).toBeInstanceOf(Promise);
-      const error = await promise!.then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(error).toBeInstanceOf(AgentError);
+      await expectAgentError(promise!);
     });
   }
 });

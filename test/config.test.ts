@@ -1,5 +1,5 @@
 /**
- * `AgentConfigSchema`: parsing fills every default exactly as DESIGN.md §4.1 fixes it, keeps what
+ * `AgentConfigSchema`: parsing fills every default exactly as the public contract fixes it, keeps what
  * the user set, and accepts the function-valued options (environment context, inspect).
  */
 import { describe, it, expect } from 'vitest';
@@ -14,8 +14,8 @@ import {
   type ResolvedAgentConfig,
 } from '../src/index.js';
 
-/** The defaults of DESIGN.md §4.1, written out independently of `src/config.ts`. */
-const DESIGN_DEFAULTS = {
+/** The documented defaults, written out independently of `src/config.ts`. */
+const DOCUMENTED_DEFAULTS = {
   systemInstructions: [],
   toolTimeoutMs: 120_000,
   maxToolCallsPerTurn: 50,
@@ -39,10 +39,10 @@ function resolve(config: AgentConfig): ResolvedAgentConfig {
 }
 
 describe('AgentConfigSchema defaults', () => {
-  it('fill every default of DESIGN.md §4.1 for a config with only defaultModel, and add nothing else', () => {
+  it('fill every documented default for a config with only defaultModel, and add nothing else', () => {
     expect(resolve({ defaultModel: 'gpt-4o-mini' })).toStrictEqual({
       defaultModel: 'gpt-4o-mini',
-      ...DESIGN_DEFAULTS,
+      ...DOCUMENTED_DEFAULTS,
     });
   });
 
@@ -56,7 +56,7 @@ describe('AgentConfigSchema defaults', () => {
   it('fill the rest of a partly given compaction section', () => {
     const resolved = resolve({ defaultModel: 'm', compaction: { enabled: false, keepRecentToolResults: 2 } });
     expect(resolved.compaction).toEqual({
-      ...DESIGN_DEFAULTS.compaction,
+      ...DOCUMENTED_DEFAULTS.compaction,
       enabled: false,
       keepRecentToolResults: 2,
     });
@@ -111,8 +111,8 @@ describe('AgentConfigSchema defaults', () => {
   });
 
   it('match the section schemas parsed empty', () => {
-    expect(z.parse(CompactionConfigSchema, {})).toEqual(DESIGN_DEFAULTS.compaction);
-    expect(z.parse(RetryConfigSchema, {})).toEqual(DESIGN_DEFAULTS.retry);
+    expect(z.parse(CompactionConfigSchema, {})).toEqual(DOCUMENTED_DEFAULTS.compaction);
+    expect(z.parse(RetryConfigSchema, {})).toEqual(DOCUMENTED_DEFAULTS.retry);
     expect(z.parse(MemoryConfigSchema, { namespace: 'u' })).toEqual({
       namespace: 'u',
       maxItems: 20,
@@ -129,7 +129,7 @@ describe('AgentConfigSchema defaults', () => {
     expect(first.systemInstructions).not.toBe(second.systemInstructions);
     first.compaction.enabled = false;
     first.systemInstructions.push('x');
-    expect(resolve({ defaultModel: 'm' })).toStrictEqual({ defaultModel: 'm', ...DESIGN_DEFAULTS });
+    expect(resolve({ defaultModel: 'm' })).toStrictEqual({ defaultModel: 'm', ...DOCUMENTED_DEFAULTS });
   });
 
   it("do not write into the caller's config object", () => {

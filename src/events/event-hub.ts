@@ -30,6 +30,8 @@ export class EventHub {
     for (const event of early ?? []) subscriber.next(event);
     return this.live.subscribe(subscriber);
   });
+  /** Every event as it is emitted, for the session's own views: no hand-off of early events. */
+  readonly emitted: Observable<AgentEvent> = this.live.asObservable();
 
   constructor(
     private readonly sessionId: string,

@@ -32,7 +32,7 @@ export interface ReplayedSession {
 }
 
 /** The message for one event, or `null` for metadata. */
-function eventToMessage(event: SessionEvent): Message | null {
+export function eventToMessage(event: SessionEvent): Message | null {
   const p = event.payload;
   switch (p.type) {
     case 'user_message':

@@ -1,5 +1,5 @@
 /**
- * How long to wait before retrying a failed model request (DESIGN.md §4.1 "Retries").
+ * How long to wait before retrying a failed model request.
  * @module
  */
 

@@ -7,6 +7,8 @@
  */
 import { isoNow, type Clock } from '../clock.js';
 import { ContextManager } from '../context/context-manager.js';
+import type { ConversationView } from '../conversation/conversation-view.js';
+import { conversationOfSession } from '../conversation/session-conversation.js';
 import type { AgentError } from '../errors.js';
 import { EventHub } from '../events/event-hub.js';
 import type { HookDispatchOutcome } from '../hooks/hook-registry.js';
@@ -20,6 +22,7 @@ import {
   type HookEvent,
   type Message,
   type ModelInfo,
+  type SessionEvent,
   type SessionEventPayload,
   type UserInput,
 } from '../types.js';
@@ -38,6 +41,8 @@ export class SessionScope {
   readonly events: EventHub;
   readonly writes: PendingWrites;
   readonly prompt: SessionPrompt;
+  /** The renderable conversation (`session.conversation`). */
+  readonly conversation: ConversationView;
   /** Resolves when the Session machine reached `closed`. */
   readonly closed: Promise<void>;
   #resolveClosed!: () => void;
@@ -52,6 +57,8 @@ export class SessionScope {
     history: readonly Message[],
     /** Where failures go that no open turn or session stream can take. */
     private readonly reportLate: (error: AgentError) => void,
+    /** A resumed session's stored events (its conversation shows them all). */
+    stored: readonly SessionEvent[] = [],
   ) {
     const { config } = services;
     this.history = new ContextManager(history);
@@ -77,6 +84,7 @@ export class SessionScope {
       plugins: services.plugins.descriptors(),
     }));
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+    this.conversation = conversationOfSession(this, stored);
   }
 
   /** The resolved model id. */
@@ -93,6 +101,7 @@ export class SessionScope {
   append(message: Message, persist = true): void {
     this.history.push(message);
     if (persist) this.writes.enqueue(messageToEvent(message, isoNow(this.clock)));
+    this.conversation.appended(message);
   }
 
   /** Hands a record that is not a message (metadata) to storage. */
@@ -124,6 +133,7 @@ export class SessionScope {
       this.report(id, error),
     );
     this.#turn = new TurnRun(id, input, this.events.openTurn(id), prompt);
+    this.conversation.turnStarted(id, this.#turn.result);
     return this.#turn;
   }
 

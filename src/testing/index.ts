@@ -1,9 +1,14 @@
 /**
  * `youyou-agent/testing`: what tests of an agent need without a network — a scripted fake
- * model provider and builders of its responses.
+ * model provider, the error it fails loudly with, and builders of its responses.
  * @module
  */
-export { ScriptedModelProvider, SCRIPTED_MODEL, reply } from './scripted-model-provider.js';
+export {
+  ScriptedModelProvider,
+  SCRIPTED_MODEL,
+  UnscriptedModelCallError,
+  reply,
+} from './scripted-model-provider.js';
 export type {
   ScriptItem,
   ScriptedResponse,

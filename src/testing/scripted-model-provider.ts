@@ -1,12 +1,14 @@
 /**
  * {@link ScriptedModelProvider}: a fake {@link ModelProvider} that plays back scripted
- * responses, so an agent can be tested without a network; and {@link reply}, builders for the
- * common responses.
+ * responses, so an agent can be tested without a network; {@link UnscriptedModelCallError}, what
+ * it fails with when the agent makes a call the script has no response for; and {@link reply},
+ * builders for the common responses.
  * @module
  */
-import { AgentError, Errors } from '../errors.js';
+import { Errors } from '../errors.js';
 import { generateId } from '../ids.js';
 import type { ModelProvider } from '../ports/model-provider.js';
+import { sleep } from '../timeout.js';
 import type { ChatEvent, ChatRequest, ModelInfo, TokenUsage } from '../types.js';
 
 /**
@@ -47,11 +49,66 @@ export const SCRIPTED_MODEL: ModelInfo = {
   capabilities: { toolUse: true, vision: true, streaming: true },
 };
 
+const UNSCRIPTED_MARKER = Symbol.for('youyou-agent.unscripted-model-call');
+
+/** How much of the last user text an {@link UnscriptedModelCallError} message quotes. */
+const QUOTED_TEXT_CHARS = 80;
+
+/**
+ * What a {@link ScriptedModelProvider} throws for a call it has no scripted response left for:
+ * the agent asked the model something the test did not expect. The message names the call —
+ * its number, purpose, model and the last user text — so the failure says where the script and
+ * the agent parted ways.
+ *
+ * It cannot go unnoticed: the runtime turns it into the turn's (or the memory step's) error, an
+ * `AgentError` whose `cause` is this error; and the provider keeps it, so
+ * {@link ScriptedModelProvider.assertConsumed} throws it even in a test that never looks at
+ * `turn.result`.
+ *
+ * @example
+ * const provider = new ScriptedModelProvider({ script: [reply.text('Hello!')] });
+ * // ... build an agent with it, then two turns ...
+ * const { status, error } = await secondTurn.result; // 'failed'
+ * UnscriptedModelCallError.isInstance(error?.cause);  // true
+ * provider.assertConsumed();
+ * // throws UnscriptedModelCallError: ScriptedModelProvider: no scripted response for call #2
+ * //   (purpose 'turn', model 'scripted-model', last user text "And tomorrow?")
+ */
+export class UnscriptedModelCallError extends Error {
+  /** The zero-based index of the call, as step functions see it (call #1 is index 0). */
+  readonly callIndex: number;
+  /** A deep copy of the request that found no scripted response. */
+  readonly request: ChatRequest;
+  /** @internal marker that survives duplicate copies of the package in one bundle. */
+  readonly [UNSCRIPTED_MARKER] = true;
+
+  constructor(callIndex: number, request: ChatRequest) {
+    const lastUserText = lastUserTextOf(request);
+    const quoted =
+      lastUserText === undefined
+        ? 'no user text'
+        : `last user text ${JSON.stringify(truncate(lastUserText, QUOTED_TEXT_CHARS))}`;
+    super(
+      `ScriptedModelProvider: no scripted response for call #${callIndex + 1} ` +
+        `(purpose '${request.purpose}', model '${request.model}', ${quoted})`,
+    );
+    this.name = 'UnscriptedModelCallError';
+    this.callIndex = callIndex;
+    this.request = request;
+  }
+
+  /** True for any `UnscriptedModelCallError`, even one made by another copy of this package. */
+  static isInstance(value: unknown): value is UnscriptedModelCallError {
+    return typeof value === 'object' && value !== null && UNSCRIPTED_MARKER in value;
+  }
+}
+
 /**
  * A {@link ModelProvider} that answers each `chat` call with the next scripted response.
  *
  * - Each call records a deep copy of its request (`requests`), takes the next step, and streams
- *   its items in order. With no step left it throws a non-retryable `PROVIDER_ERROR`.
+ *   its items in order. With no step left it throws an {@link UnscriptedModelCallError} and
+ *   keeps it (`unscriptedCalls`), so `assertConsumed()` throws it too.
  * - Before each item it checks the signal: once aborted, it throws `REQUEST_CANCELLED` and
  *   counts the stream in `aborted`. A `delay` or `wait` in progress ends at once on abort.
  *
@@ -73,6 +130,7 @@ export class ScriptedModelProvider implements ModelProvider {
   readonly models: readonly ModelInfo[];
   readonly #script: ScriptStep[];
   readonly #requests: ChatRequest[] = [];
+  readonly #unscripted: UnscriptedModelCallError[] = [];
   #aborted = 0;
 
   constructor(options: ScriptedModelProviderOptions = {}) {
@@ -101,14 +159,25 @@ export class ScriptedModelProvider implements ModelProvider {
     return this.#aborted;
   }
 
+  /** The calls that found no scripted response, in call order (each was thrown to its caller). */
+  get unscriptedCalls(): readonly UnscriptedModelCallError[] {
+    return this.#unscripted;
+  }
+
   /** Adds responses after those already scripted. Returns the provider, for chaining. */
   enqueue(...steps: ScriptStep[]): this {
     this.#script.push(...steps);
     return this;
   }
 
-  /** Throws an `Error` if scripted steps are left over (the agent made fewer calls than scripted). */
+  /**
+   * Throws when the calls and the script disagree: the first {@link UnscriptedModelCallError} if
+   * the agent made a call the script had no response for, else an `Error` if scripted steps are
+   * left over (the agent made fewer calls than scripted).
+   */
   assertConsumed(): void {
+    const [unscripted] = this.#unscripted;
+    if (unscripted) throw unscripted;
     const left = this.#script.length;
     if (left > 0) {
       throw new Error(
@@ -127,11 +196,9 @@ export class ScriptedModelProvider implements ModelProvider {
       if (signal.aborted) throw Errors.requestCancelled();
       const step = this.#script.shift();
       if (step === undefined) {
-        throw new AgentError(
-          'PROVIDER_ERROR',
-          `ScriptedModelProvider: no scripted response for call #${callIndex + 1}`,
-          { retryable: false },
-        );
+        const unscripted = new UnscriptedModelCallError(callIndex, deepCopy(request));
+        this.#unscripted.push(unscripted);
+        throw unscripted;
       }
       const items = typeof step === 'function' ? step(deepCopy(request), callIndex) : step;
       for (const item of items) {
@@ -139,7 +206,9 @@ export class ScriptedModelProvider implements ModelProvider {
         if (signal.aborted) throw Errors.requestCancelled();
         switch (item.type) {
           case 'delay':
-            await sleep(item.ms, signal);
+            await sleep(item.ms, signal).catch(() => {
+              throw Errors.requestCancelled();
+            });
             break;
           case 'wait':
             await untilSettledOrAborted(item.until, signal);
@@ -272,6 +341,23 @@ function argumentsText(value: unknown): string {
   return JSON.stringify(value) ?? '{}';
 }
 
+/** The text of the last user message of `request`, if it has one with text. */
+function lastUserTextOf(request: ChatRequest): string | undefined {
+  for (let i = request.messages.length - 1; i >= 0; i -= 1) {
+    const message = request.messages[i];
+    if (message?.type !== 'user') continue;
+    const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' ');
+    if (text) return text;
+  }
+  return undefined;
+}
+
+/** `text`, cut to `max` code points with an ellipsis when longer. */
+function truncate(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, max).join('')}…`;
+}
+
 /** A deep copy, or the value itself when it cannot be cloned (it then holds e.g. a function). */
 function deepCopy<T>(value: T): T {
   try {
@@ -279,21 +365,6 @@ function deepCopy<T>(value: T): T {
   } catch {
     return value;
   }
-}
-
-/** Waits `ms`; rejects with `REQUEST_CANCELLED` as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(Errors.requestCancelled());
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Waits for `until`; its rejection is thrown as-is; an abort rejects with `REQUEST_CANCELLED`. */

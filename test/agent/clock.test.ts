@@ -14,7 +14,8 @@ import {
 } from '../../src/index.js';
 import { reply, ScriptedModelProvider, type ScriptStep } from '../../src/testing/index.js';
 import { isoAt, ManualClock, settle } from '../runtime/manual-clock.js';
-import { eventsOf, MODEL } from './support.js';
+import { MODEL } from '../support/agent.js';
+import { eventsOf } from '../support/events.js';
 
 /** Records each hook's payload timestamp and data, in firing order. */
 function hookRecorder() {

@@ -5,29 +5,12 @@
  * with a code, and none of them breaking the session that is open.
  */
 import { describe, expect, it } from 'vitest';
-import { firstValueFrom, filter } from 'rxjs';
-import {
-  AgentError,
-  type AgentErrorCode,
-  type AgentEvent,
-  type RunningTurn,
-  type UserInput,
-} from '../../src/index.js';
+import type { AgentEvent, RunningTurn, UserInput } from '../../src/index.js';
 import { reply, type ScriptedResponse } from '../../src/testing/index.js';
-import { createTestAgent, gate } from './support.js';
-
-/** Resolves with the rejection of `promise`; fails the test if it resolves or rejects with a non-AgentError. */
-async function rejectionOf(promise: Promise<unknown>, code: AgentErrorCode): Promise<AgentError> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`expected a rejection with ${code}, but it resolved with ${String(value)}`);
-    },
-    (e: unknown) => e,
-  );
-  expect(AgentError.isInstance(error), `expected an AgentError, got ${String(error)}`).toBe(true);
-  expect((error as AgentError).code).toBe(code);
-  return error as AgentError;
-}
+import { createTestAgent } from '../support/agent.js';
+import { expectAgentError } from '../support/errors.js';
+import { firstEvent } from '../support/events.js';
+import { deferred } from '../support/waits.js';
 
 /** A response that streams one delta, then holds the stream open until `until` settles. */
 function heldOpen(until: Promise<void>): ScriptedResponse {
@@ -36,7 +19,7 @@ function heldOpen(until: Promise<void>): ScriptedResponse {
 
 /** Resolves once the turn has streamed its first text delta (it is then mid-stream). */
 function midStream(turn: RunningTurn): Promise<AgentEvent> {
-  return firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+  return firstEvent(turn.events, 'text_delta');
 }
 
 describe('the single-session guard', () => {
@@ -44,8 +27,8 @@ describe('the single-session guard', () => {
     const { agent } = await createTestAgent({ script: [reply.text('still here')] });
     const session = await agent.newSession();
 
-    await rejectionOf(agent.newSession(), 'SESSION_BUSY');
-    await rejectionOf(agent.resumeSession(session.id), 'SESSION_BUSY');
+    await expectAgentError(agent.newSession(), 'SESSION_BUSY');
+    await expectAgentError(agent.resumeSession(session.id), 'SESSION_BUSY');
 
     const turn = await session.sendMessage('are you there?');
     expect((await turn.result).status).toBe('completed');
@@ -53,7 +36,7 @@ describe('the single-session guard', () => {
   });
 
   it('keeps the slot busy after close() while its turn runs (close waits for the turn), and frees it once close resolves', async () => {
-    const release = gate();
+    const release = deferred();
     const { agent } = await createTestAgent({
       script: [heldOpen(release.promise), reply.text('next session')],
     });
@@ -65,11 +48,11 @@ describe('the single-session guard', () => {
     void turn.result.then((r) => order.push(`turn ${r.status}`));
     const closing = session.close().then(() => order.push('closed'));
 
-    await rejectionOf(agent.newSession(), 'SESSION_BUSY');
-    await rejectionOf(session.sendMessage('too late'), 'SESSION_CLOSED');
+    await expectAgentError(agent.newSession(), 'SESSION_BUSY');
+    await expectAgentError(session.sendMessage('too late'), 'SESSION_CLOSED');
     expect(order).toEqual([]);
 
-    release.release();
+    release.resolve();
     await closing;
     // close() did not cancel the turn: it waited for it to complete.
     expect(order).toEqual(['turn completed', 'closed']);
@@ -86,7 +69,7 @@ describe('the single-session guard', () => {
     const outcomes = await Promise.allSettled([agent.newSession(), agent.newSession()]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     const rejected = outcomes.find((o) => o.status === 'rejected')!;
-    await rejectionOf(Promise.reject(rejected.reason), 'SESSION_BUSY');
+    await expectAgentError(Promise.reject(rejected.reason), 'SESSION_BUSY');
     await agent.shutdown();
   });
 
@@ -102,15 +85,15 @@ describe('the single-session guard', () => {
 
 describe('the single-turn guard', () => {
   it('rejects sendMessage with TURN_BUSY while a turn runs, and accepts one once it has ended', async () => {
-    const release = gate();
+    const release = deferred();
     const { agent } = await createTestAgent({ script: [heldOpen(release.promise), reply.text('second')] });
     const session = await agent.newSession();
     const turn = await session.sendMessage('first');
     await midStream(turn);
 
-    await rejectionOf(session.sendMessage('second'), 'TURN_BUSY');
+    await expectAgentError(session.sendMessage('second'), 'TURN_BUSY');
 
-    release.release();
+    release.resolve();
     expect((await turn.result).status).toBe('completed');
     const second = await session.sendMessage('second');
     expect((await second.result).status).toBe('completed');
@@ -124,7 +107,7 @@ describe('the single-turn guard', () => {
     const session = await agent.newSession();
     const outcomes = await Promise.allSettled([session.sendMessage('a'), session.sendMessage('b')]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
-    await rejectionOf(Promise.reject((outcomes[1] as PromiseRejectedResult).reason), 'TURN_BUSY');
+    await expectAgentError(Promise.reject((outcomes[1] as PromiseRejectedResult).reason), 'TURN_BUSY');
     expect((await (outcomes[0] as PromiseFulfilledResult<RunningTurn>).value.result).status).toBe(
       'completed',
     );
@@ -136,7 +119,7 @@ describe('the single-turn guard', () => {
     const { agent } = await createTestAgent();
     const session = await agent.newSession();
     await session.close();
-    await rejectionOf(session.sendMessage('anyone?'), 'SESSION_CLOSED');
+    await expectAgentError(session.sendMessage('anyone?'), 'SESSION_CLOSED');
     await agent.shutdown();
   });
 });
@@ -144,23 +127,23 @@ describe('the single-turn guard', () => {
 describe('opening sessions', () => {
   it('rejects resumeSession of an unknown id with SESSION_NOT_FOUND, and the slot stays free', async () => {
     const { agent } = await createTestAgent();
-    await rejectionOf(agent.resumeSession('no-such-session'), 'SESSION_NOT_FOUND');
+    await expectAgentError(agent.resumeSession('no-such-session'), 'SESSION_NOT_FOUND');
     const session = await agent.newSession();
     expect(session.id).not.toBe('no-such-session');
     await agent.shutdown();
   });
 
   it('rejects resumeSession with SESSION_NOT_FOUND when no SessionStorage is registered', async () => {
-    const { agent } = await createTestAgent({ storage: null });
+    const { agent } = await createTestAgent({ sessionStorage: null });
     const session = await agent.newSession();
     await session.close();
-    await rejectionOf(agent.resumeSession(session.id), 'SESSION_NOT_FOUND');
+    await expectAgentError(agent.resumeSession(session.id), 'SESSION_NOT_FOUND');
     await agent.shutdown();
   });
 
   it('rejects newSession with MODEL_NOT_SUPPORTED for a model no provider serves, and the slot stays free', async () => {
     const { agent } = await createTestAgent();
-    await rejectionOf(agent.newSession({ modelId: 'nope' }), 'MODEL_NOT_SUPPORTED');
+    await expectAgentError(agent.newSession({ modelId: 'nope' }), 'MODEL_NOT_SUPPORTED');
     const session = await agent.newSession();
     expect(session.id).toEqual(expect.any(String));
     await agent.shutdown();
@@ -182,7 +165,7 @@ describe('bad input to sendMessage', () => {
       const { agent, provider } = await createTestAgent({ script: [reply.text('fine')] });
       const session = await agent.newSession();
 
-      await rejectionOf(session.sendMessage(input as UserInput), 'INVALID_INPUT');
+      await expectAgentError(session.sendMessage(input as UserInput), 'INVALID_INPUT');
       expect(session.messages).toEqual([]);
       expect(provider.calls).toBe(0);
 

@@ -1,36 +1,25 @@
 /**
- * The `session.close()` path of the seed's §8 table: `session_end` with reason `close`, then
+ * The `session.close()` path of the session lifecycle: `session_end` with reason `close`, then
  * memory extraction (a failure is a non-fatal MEMORY_FAILED event and never blocks the close),
  * `session.events` completes, and `close()` is idempotent.
  */
 import { describe, expect, it } from 'vitest';
-import { filter, firstValueFrom, type Observable } from 'rxjs';
-import {
-  AgentBuilder,
-  InMemoryMemoryStorage,
-  InMemorySessionStorage,
-  type AgentEvent,
-  type HookPayload,
-  type Plugin,
-} from '../../src/index.js';
-import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptStep } from '../../src/testing/index.js';
-import { gate } from './support.js';
+import { InMemoryMemoryStorage, type HookPayload, type Plugin } from '../../src/index.js';
+import { reply, type ScriptStep } from '../../src/testing/index.js';
+import { createTestAgent, testPlugin } from '../support/agent.js';
+import { firstEvent, recordEvents } from '../support/events.js';
+import { deferred } from '../support/waits.js';
 
 const NAMESPACE = 'user-1';
 
-/** A plugin that records every `session_end` payload and every hook it sees, in order. */
+/** A plugin that logs `session_end` into `log` and keeps every `session_end` payload. */
 function sessionEndRecorder(log: string[], payloads: HookPayload[]): Plugin {
-  return {
-    id: 'recorder',
-    displayName: 'Recorder',
-    description: 'records session_end',
-    apply(ctx) {
-      ctx.tap('session_end', (payload) => {
-        log.push('session_end');
-        payloads.push(payload);
-      });
+  return testPlugin('recorder', {
+    session_end: (payload) => {
+      log.push('session_end');
+      payloads.push(payload);
     },
-  };
+  });
 }
 
 /**
@@ -38,15 +27,14 @@ function sessionEndRecorder(log: string[], payloads: HookPayload[]): Plugin {
  * shared with the script's steps, so it records the order of hooks and model calls.
  */
 async function agentWithMemory(script: ScriptStep[], log: string[] = []) {
-  const provider = new ScriptedModelProvider({ script });
   const memories = new InMemoryMemoryStorage();
   const sessionEnds: HookPayload[] = [];
-  const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: NAMESPACE } })
-    .registerModelProvider(provider)
-    .registerSessionStorage(new InMemorySessionStorage())
-    .registerMemoryStorage(memories)
-    .registerPlugin(sessionEndRecorder(log, sessionEnds))
-    .build();
+  const { agent, provider } = await createTestAgent({
+    script,
+    memory: { namespace: NAMESPACE },
+    memoryStorage: memories,
+    plugins: [sessionEndRecorder(log, sessionEnds)],
+  });
   return { agent, provider, memories, log, sessionEnds };
 }
 
@@ -56,14 +44,6 @@ function extractionAnswer(log: string[], text: string): ScriptStep {
     log.push(`extraction (${request.purpose})`);
     return reply.text(text);
   };
-}
-
-/** Every event of the session until it completes, and whether it completed. */
-function record(events: Observable<AgentEvent>) {
-  const seen: AgentEvent[] = [];
-  const state = { completed: false };
-  events.subscribe({ next: (e) => seen.push(e), complete: () => (state.completed = true) });
-  return { seen, state };
 }
 
 describe('session.close()', () => {
@@ -111,7 +91,7 @@ describe('session.close()', () => {
   });
 
   it('extracts memories from the whole session, including the turn close() waited for', async () => {
-    const release = gate();
+    const release = deferred();
     const { agent, provider, memories } = await agentWithMemory([
       [
         { type: 'text_delta', text: 'Green tea ' },
@@ -122,10 +102,10 @@ describe('session.close()', () => {
     ]);
     const session = await agent.newSession();
     const turn = await session.sendMessage('I like tea. Which kind?');
-    await firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+    await firstEvent(turn.events, 'text_delta');
 
     const closing = session.close();
-    release.release();
+    release.resolve();
     await closing;
 
     expect((await turn.result).status).toBe('completed');
@@ -151,11 +131,11 @@ describe('session.close()', () => {
       const session = await agent.newSession();
       const turn = await session.sendMessage('I like tea.');
       await turn.result;
-      const { seen, state } = record(session.events);
+      const recorded = recordEvents(session.events);
 
       await session.close();
 
-      const errors = seen.filter((e) => e.payload.type === 'error');
+      const errors = recorded.events.filter((e) => e.payload.type === 'error');
       expect(errors).toEqual([
         expect.objectContaining({
           sessionId: session.id,
@@ -167,7 +147,7 @@ describe('session.close()', () => {
         }),
       ]);
       expect(sessionEnds).toHaveLength(1);
-      expect(state.completed).toBe(true);
+      expect(recorded.completed).toBe(true);
       expect(await memories.search(NAMESPACE, '', 10)).toEqual([]);
       // The agent is free again: the failure did not wedge the close path.
       const next = await agent.newSession();
@@ -201,45 +181,36 @@ describe('session.close()', () => {
   });
 
   it('reports a throwing session_end handler as a non-fatal HOOK_FAILED (turnId null), and still extracts and closes', async () => {
-    const provider = new ScriptedModelProvider({
-      script: [reply.text('Noted.'), reply.text('{"memories":[{"content":"likes tea"}]}')],
-    });
     const memories = new InMemoryMemoryStorage();
-    const broken: Plugin = {
-      id: 'broken-end',
-      displayName: 'Broken end',
-      description: 'throws in session_end',
-      apply(ctx) {
-        ctx.tap('session_end', () => {
-          throw new Error('audit log full');
-        });
+    const broken = testPlugin('broken-end', {
+      session_end: () => {
+        throw new Error('audit log full');
       },
-    };
-    const agent = await new AgentBuilder({
-      defaultModel: SCRIPTED_MODEL.id,
+    });
+    const { agent } = await createTestAgent({
+      script: [reply.text('Noted.'), reply.text('{"memories":[{"content":"likes tea"}]}')],
+      sessionStorage: null,
       memory: { namespace: NAMESPACE },
-    })
-      .registerModelProvider(provider)
-      .registerMemoryStorage(memories)
-      .registerPlugin(broken)
-      .build();
+      memoryStorage: memories,
+      plugins: [broken],
+    });
     const session = await agent.newSession();
-    const { seen, state } = record(session.events);
+    const recorded = recordEvents(session.events);
     const turn = await session.sendMessage('I like tea.');
     await turn.result;
 
     await session.close();
 
-    expect(seen.map((e) => [e.turnId, e.payload.type])).toEqual([
+    expect(recorded.events.map((e) => [e.turnId, e.payload.type])).toEqual([
       [turn.id, 'text_delta'],
       [turn.id, 'turn_complete'],
       [null, 'error'],
     ]);
-    expect(seen.at(-1)!.payload).toMatchObject({
+    expect(recorded.events.at(-1)!.payload).toMatchObject({
       fatal: false,
       error: { code: 'HOOK_FAILED', source: 'plugin' },
     });
-    expect(state.completed).toBe(true);
+    expect(recorded.completed).toBe(true);
     expect(await memories.search(NAMESPACE, '', 10)).toHaveLength(1);
     await agent.shutdown();
   });
@@ -250,20 +221,20 @@ describe('session.close()', () => {
       extractionAnswer([], '{"memories":[]}'),
     ]);
     const session = await agent.newSession();
-    const { seen, state } = record(session.events);
+    const recorded = recordEvents(session.events);
 
     const turn = await session.sendMessage('hello');
     await turn.result;
-    expect(state.completed).toBe(false);
+    expect(recorded.completed).toBe(false);
     const closing = session.close();
     await closing;
 
-    expect(state.completed).toBe(true);
-    expect(seen.map((e) => e.payload.type)).toEqual(['text_delta', 'text_delta', 'turn_complete']);
+    expect(recorded.completed).toBe(true);
+    expect(recorded.events.map((e) => e.payload.type)).toEqual(['text_delta', 'text_delta', 'turn_complete']);
     // A subscriber that comes after the close gets completion at once.
-    const late = record(session.events);
-    expect(late.state.completed).toBe(true);
-    expect(late.seen).toEqual([]);
+    const late = recordEvents(session.events);
+    expect(late.completed).toBe(true);
+    expect(late.events).toEqual([]);
     await agent.shutdown();
   });
 

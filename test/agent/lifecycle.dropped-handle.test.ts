@@ -1,5 +1,5 @@
 /**
- * The dropped-handle path of the seed's §8 table: a `Session` garbage-collected without
+ * The dropped-handle path of the session lifecycle: a `Session` garbage-collected without
  * `close()` fires no `session_end` and extracts no memories, but its running turn is cancelled,
  * and the agent's slot frees only once that turn has ended.
  *
@@ -7,18 +7,12 @@
  * config, or `npx vitest run --execArgv=--expose-gc`). Without it these tests fail and say so.
  */
 import { describe, expect, it } from 'vitest';
-import { filter, firstValueFrom } from 'rxjs';
-import {
-  AgentBuilder,
-  AgentError,
-  InMemoryMemoryStorage,
-  InMemorySessionStorage,
-  type Agent,
-  type Plugin,
-  type RunningTurn,
-} from '../../src/index.js';
-import { ScriptedModelProvider, SCRIPTED_MODEL, type ScriptStep } from '../../src/testing/index.js';
-import { eventsOf, gate } from './support.js';
+import { InMemoryMemoryStorage, type Agent, type Plugin, type RunningTurn } from '../../src/index.js';
+import type { ScriptStep } from '../../src/testing/index.js';
+import { createTestAgent, testPlugin } from '../support/agent.js';
+import { expectAgentError } from '../support/errors.js';
+import { eventsOf, firstEvent } from '../support/events.js';
+import { deferred } from '../support/waits.js';
 
 const NAMESPACE = 'user-1';
 const MAX_COLLECTIONS = 200;
@@ -37,7 +31,8 @@ function collectGarbage(): void {
 
 /**
  * Collects garbage and lets finalizers run (they are queued as tasks) until `condition` holds.
- * Bounded by a number of collections, not by time.
+ * Bounded by a number of collections, not by time: a collection does not promise to find the
+ * handle, nor its finalizer to run in the same task, so this is the one loop the tests need.
  */
 async function collectUntil(condition: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < MAX_COLLECTIONS && !condition(); i++) {
@@ -49,30 +44,13 @@ async function collectUntil(condition: () => boolean, what: string): Promise<voi
 
 /** A plugin that logs hooks; its `turn_end` handler waits for `turnEndGate` (holding the turn open). */
 function probe(log: string[], turnEndGate: Promise<void>): Plugin {
-  return {
-    id: 'probe',
-    displayName: 'Probe',
-    description: 'logs lifecycle hooks',
-    apply(ctx) {
-      ctx.tap('session_end', ({ data }) => void log.push(`session_end ${data.reason}`));
-      ctx.tap('turn_end', async ({ data }) => {
-        log.push(`turn_end ${data.status}`);
-        await turnEndGate;
-      });
+  return testPlugin('probe', {
+    session_end: ({ data }) => void log.push(`session_end ${data.reason}`),
+    turn_end: async ({ data }) => {
+      log.push(`turn_end ${data.status}`);
+      await turnEndGate;
     },
-  };
-}
-
-async function buildAgent(script: ScriptStep[], log: string[], turnEndGate: Promise<void>) {
-  const provider = new ScriptedModelProvider({ script });
-  const memories = new InMemoryMemoryStorage();
-  const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: NAMESPACE } })
-    .registerModelProvider(provider)
-    .registerSessionStorage(new InMemorySessionStorage())
-    .registerMemoryStorage(memories)
-    .registerPlugin(probe(log, turnEndGate))
-    .build();
-  return { agent, provider, memories };
+  });
 }
 
 /** A response that streams one delta and then never ends on its own. */
@@ -93,7 +71,7 @@ async function startTurnAndDropSession(
   const sessionEvents = { completed: false };
   session.events.subscribe({ complete: () => (sessionEvents.completed = true) });
   const turn = await session.sendMessage('Tell me a long story.');
-  await firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+  await firstEvent(turn.events, 'text_delta');
   return { turn, sessionEvents };
 }
 
@@ -105,21 +83,23 @@ async function openAndDropIdleSession(agent: Agent): Promise<string> {
 describe('a Session handle dropped without close()', () => {
   it('cancels its running turn, fires no session_end, extracts nothing, and frees the slot once the turn has ended', async () => {
     const log: string[] = [];
-    const holdTurnEnd = gate();
-    const { agent, provider, memories } = await buildAgent([endless], log, holdTurnEnd.promise);
+    const holdTurnEnd = deferred();
+    const memories = new InMemoryMemoryStorage();
+    const { agent, provider } = await createTestAgent({
+      script: [endless],
+      memory: { namespace: NAMESPACE },
+      memoryStorage: memories,
+      plugins: [probe(log, holdTurnEnd.promise)],
+    });
 
     const { turn, sessionEvents } = await startTurnAndDropSession(agent);
     // The drop is seen when the turn starts ending: its turn_end hook runs (and we hold it there).
     await collectUntil(() => log.includes('turn_end cancelled'), 'the dropped session cancelling its turn');
 
     // The turn has not ended yet, so the slot is still taken.
-    const busy = await agent.newSession().then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(AgentError.isInstance(busy) && busy.code).toBe('SESSION_BUSY');
+    await expectAgentError(agent.newSession(), 'SESSION_BUSY');
 
-    holdTurnEnd.release();
+    holdTurnEnd.resolve();
     expect((await turn.result).status).toBe('cancelled');
     expect(provider.aborted).toBe(1);
     expect((await eventsOf(turn)).map((e) => e.payload.type)).toEqual(['text_delta', 'turn_cancelled']);
@@ -136,7 +116,10 @@ describe('a Session handle dropped without close()', () => {
 
   it('frees the slot of a dropped idle session without session_end', async () => {
     const log: string[] = [];
-    const { agent, provider } = await buildAgent([], log, Promise.resolve());
+    const { agent, provider } = await createTestAgent({
+      memory: { namespace: NAMESPACE },
+      plugins: [probe(log, Promise.resolve())],
+    });
 
     const droppedId = await openAndDropIdleSession(agent);
     expect(agent.actor.getSnapshot().matches('ready')).toBe(false);

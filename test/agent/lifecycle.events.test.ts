@@ -1,31 +1,24 @@
 /**
- * The event contract (DESIGN.md §4.1 Events): `sequence` from 1 per Session object, +1 per event
+ * The event contract: `sequence` from 1 per Session object, +1 per event
  * across turns; `turn.events` replays a finished turn and completes; every turn ends with exactly
  * one terminal event, its last; `turnId` is null for session-level events.
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { filter, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import {
-  AgentBuilder,
   AgentError,
   AgentEventSchema,
-  InMemoryMemoryStorage,
-  InMemorySessionStorage,
   type AgentEvent,
-  type Plugin,
   type RunningTurn,
   type Session,
 } from '../../src/index.js';
-import { reply, ScriptedModelProvider, SCRIPTED_MODEL, type ScriptStep } from '../../src/testing/index.js';
-import { createTestAgent, eventsOf, gate, recordingTool, types } from './support.js';
+import { reply, type ScriptStep } from '../../src/testing/index.js';
+import { createTestAgent, recordingTool, testPlugin } from '../support/agent.js';
+import { eventsOf, firstEvent, recordEvents, types } from '../support/events.js';
+import { deferred } from '../support/waits.js';
 
 /** Every event of `session` from now on, live. */
-function liveEvents(session: Session): AgentEvent[] {
-  const seen: AgentEvent[] = [];
-  session.events.subscribe((e) => seen.push(e));
-  return seen;
-}
+const liveEvents = (session: Session): AgentEvent[] => recordEvents(session.events).events;
 
 const sequences = (events: AgentEvent[]) => events.map((e) => e.sequence);
 const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -149,8 +142,8 @@ describe('turn.events', () => {
     await turn.result;
     expect(seen.at(-1)!.payload.type).toBe('turn_complete');
 
-    // lastValueFrom only settles when the stream completes.
-    const replayed = await lastValueFrom(turn.events.pipe(toArray()));
+    // eventsOf only settles when the stream completes.
+    const replayed = await eventsOf(turn);
     expect(replayed).toEqual(seen);
     expect(types(replayed)).toEqual([
       'text_delta',
@@ -161,12 +154,12 @@ describe('turn.events', () => {
       'turn_complete',
     ]);
     // And again, for a second late reader.
-    expect(await lastValueFrom(turn.events.pipe(toArray()))).toEqual(replayed);
+    expect(await eventsOf(turn)).toEqual(replayed);
     await agent.shutdown();
   });
 
   it('given to a subscriber mid-turn, replays what was already emitted, then continues live', async () => {
-    const release = gate();
+    const release = deferred();
     const { agent } = await createTestAgent({
       script: [
         [
@@ -178,10 +171,10 @@ describe('turn.events', () => {
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('hello');
-    await firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+    await firstEvent(turn.events, 'text_delta');
 
-    const all = lastValueFrom(turn.events.pipe(toArray()));
-    release.release();
+    const all = eventsOf(turn);
+    release.resolve();
     expect(
       (await all).map((e) => (e.payload.type === 'text_delta' ? e.payload.text : e.payload.type)),
     ).toEqual(['early ', 'late', 'turn_complete']);
@@ -191,20 +184,16 @@ describe('turn.events', () => {
 
 describe('terminal events', () => {
   /** A plugin whose post_request hook throws: a non-fatal error inside an otherwise fine turn. */
-  const faultyPostRequest: Plugin = {
-    id: 'faulty',
-    displayName: 'Faulty',
-    description: 'throws in post_request',
-    apply(ctx) {
-      ctx.tap('post_request', () => {
-        throw new Error('metrics backend down');
-      });
+  const faultyPostRequest = testPlugin('faulty', {
+    post_request: () => {
+      throw new Error('metrics backend down');
     },
-  };
+  });
 
   it('every turn — completed, cancelled, failed before and after output — has exactly one, and it is its last event', async () => {
-    const release = gate();
-    const provider = new ScriptedModelProvider({
+    const release = deferred();
+    const { agent } = await createTestAgent({
+      plugins: [faultyPostRequest],
       script: [
         reply.text('fine'),
         [
@@ -219,10 +208,6 @@ describe('terminal events', () => {
         ],
       ],
     });
-    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
-      .registerModelProvider(provider)
-      .registerPlugin(faultyPostRequest)
-      .build();
     const session = await agent.newSession();
     const seen = liveEvents(session);
 
@@ -232,7 +217,7 @@ describe('terminal events', () => {
       const turn = await session.sendMessage(text);
       turns.push(turn);
       if (text === 'is cancelled') {
-        await firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+        await firstEvent(turn.events, 'text_delta');
         turn.cancel();
       }
       statuses.push((await turn.result).status);
@@ -263,12 +248,10 @@ describe('session-level events', () => {
     const extraction: ScriptStep = reply.text('{"memories":[{"content":"likes tea"}]}', {
       usage: { inputTokens: 50, outputTokens: 9 },
     });
-    const provider = new ScriptedModelProvider({ script: [reply.text('Noted.'), extraction] });
-    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: 'user-1' } })
-      .registerModelProvider(provider)
-      .registerSessionStorage(new InMemorySessionStorage())
-      .registerMemoryStorage(new InMemoryMemoryStorage())
-      .build();
+    const { agent } = await createTestAgent({
+      script: [reply.text('Noted.'), extraction],
+      memory: { namespace: 'user-1' },
+    });
     const session = await agent.newSession();
     const seen = liveEvents(session);
     const turn = await session.sendMessage('I like tea.');

@@ -5,45 +5,13 @@
  * non-fatal HOOK_FAILED, `turn_end` on every outcome, and `post_request` with the usage.
  */
 import { describe, expect, it } from 'vitest';
-import { filter, firstValueFrom } from 'rxjs';
-import {
-  AgentBuilder,
-  AgentError,
-  HookResult,
-  type HookEvent,
-  type HookHandler,
-  type Plugin,
-} from '../../src/index.js';
-import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptStep } from '../../src/testing/index.js';
-import { eventsOf, gate } from './support.js';
+import { AgentError, HookResult, type HookHandler } from '../../src/index.js';
+import { reply } from '../../src/testing/index.js';
+import { createTestAgent, testPlugin as plugin } from '../support/agent.js';
+import { eventsOf, firstEvent } from '../support/events.js';
+import { deferred } from '../support/waits.js';
 
-type Taps = { [E in HookEvent]?: HookHandler<E>[] };
-
-/** A plugin that taps the given handlers, in the order listed. */
-function plugin(id: string, taps: Taps): Plugin {
-  return {
-    id,
-    displayName: id,
-    description: `test plugin ${id}`,
-    apply(ctx) {
-      for (const [event, handlers] of Object.entries(taps) as [HookEvent, HookHandler[]][]) {
-        for (const handler of handlers) ctx.tap(event, handler);
-      }
-    },
-  };
-}
-
-async function buildAgent(script: ScriptStep[], plugins: [Plugin, unknown?][], hookTimeoutMs?: number) {
-  const provider = new ScriptedModelProvider({ script });
-  let builder = new AgentBuilder({
-    defaultModel: SCRIPTED_MODEL.id,
-    systemInstructions: ['You are helpful.'],
-    ...(hookTimeoutMs !== undefined && { hookTimeoutMs }),
-  }).registerModelProvider(provider);
-  for (const [p, config] of plugins) builder = builder.registerPlugin(p, config);
-  const agent = await builder.build();
-  return { agent, provider, session: await agent.newSession() };
-}
+const config = { systemInstructions: ['You are helpful.'] };
 
 describe('hook order and chaining', () => {
   it('runs handlers in registration order (plugin order, then tap order), not by id, each with its plugin config', async () => {
@@ -57,13 +25,15 @@ describe('hook order and chaining', () => {
     const alpha = plugin('alpha', {
       turn_start: [({ pluginConfig }) => void log.push(`alpha ${JSON.stringify(pluginConfig)}`)],
     });
-    const { agent, session } = await buildAgent(
-      [reply.text('ok')],
-      [
+    const { agent } = await createTestAgent({
+      config,
+      script: [reply.text('ok')],
+      plugins: [
         [zeta, { level: 1 }],
         [alpha, { level: 2 }],
       ],
-    );
+    });
+    const session = await agent.newSession();
 
     await (
       await session.sendMessage('hi')
@@ -90,10 +60,12 @@ describe('hook order and chaining', () => {
         },
       ],
     });
-    const { agent, provider, session } = await buildAgent(
-      [reply.text('ok'), reply.text('ok')],
-      [[clock], [weather]],
-    );
+    const { agent, provider } = await createTestAgent({
+      config,
+      script: [reply.text('ok'), reply.text('ok')],
+      plugins: [clock, weather],
+    });
+    const session = await agent.newSession();
 
     await (
       await session.sendMessage('What should I wear?')
@@ -129,7 +101,12 @@ describe('hook order and chaining', () => {
     const auditor = plugin('auditor', {
       pre_request: [({ data }) => void seenByAuditor.push(data.request.systemPrompt)],
     });
-    const { agent, provider, session } = await buildAgent([reply.text('Arr.')], [[pirate], [auditor]]);
+    const { agent, provider } = await createTestAgent({
+      config,
+      script: [reply.text('Arr.')],
+      plugins: [pirate, auditor],
+    });
+    const session = await agent.newSession();
 
     const turn = await session.sendMessage('hello');
     expect((await turn.result).status).toBe('completed');
@@ -146,7 +123,12 @@ describe('aborts that block a request', () => {
       const later: string[] = [];
       const guard = plugin('guard', { [event]: [() => HookResult.abort('budget exhausted')] });
       const after = plugin('after', { [event]: [() => void later.push('called')] });
-      const { agent, provider, session } = await buildAgent([reply.text('never')], [[guard], [after]]);
+      const { agent, provider } = await createTestAgent({
+        config,
+        script: [reply.text('never')],
+        plugins: [guard, after],
+      });
+      const session = await agent.newSession();
 
       const turn = await session.sendMessage('hello');
       const result = await turn.result;
@@ -185,7 +167,12 @@ describe('a throwing handler', () => {
         },
       ],
     });
-    const { agent, provider, session } = await buildAgent([reply.text('ok')], [[broken], [fine]]);
+    const { agent, provider } = await createTestAgent({
+      config,
+      script: [reply.text('ok')],
+      plugins: [broken, fine],
+    });
+    const session = await agent.newSession();
 
     const turn = await session.sendMessage('hello');
     expect((await turn.result).status).toBe('completed');
@@ -216,11 +203,12 @@ describe('a handler that never settles or returns garbage', () => {
   it.each(cases)(
     '(%s) is reported as a non-fatal HOOK_FAILED and counts as continue',
     async (_name, handler) => {
-      const { agent, provider, session } = await buildAgent(
-        [reply.text('ok')],
-        [[plugin('odd', { pre_request: [handler] })]],
-        1,
-      );
+      const { agent, provider } = await createTestAgent({
+        config: { ...config, hookTimeoutMs: 1 },
+        script: [reply.text('ok')],
+        plugins: [plugin('odd', { pre_request: handler })],
+      });
+      const session = await agent.newSession();
       const turn = await session.sendMessage('hello');
       expect((await turn.result).status).toBe('completed');
       expect(provider.calls).toBe(1);
@@ -239,14 +227,15 @@ describe('a handler that never settles or returns garbage', () => {
 describe('turn_end and post_request', () => {
   it('fires turn_end for completed, cancelled and failed turns, with the status and usage', async () => {
     const ends: { status: string; outputTokens: number }[] = [];
-    const release = gate();
+    const release = deferred();
     const recorder = plugin('recorder', {
       turn_end: [
         ({ data }) => void ends.push({ status: data.status, outputTokens: data.usage.outputTokens }),
       ],
     });
-    const { agent, session } = await buildAgent(
-      [
+    const { agent } = await createTestAgent({
+      config,
+      script: [
         reply.text('done', { usage: { inputTokens: 10, outputTokens: 4 } }),
         [
           { type: 'text_delta', text: 'partial' },
@@ -254,14 +243,15 @@ describe('turn_end and post_request', () => {
         ],
         reply.error(new AgentError('PROVIDER_ERROR', 'invalid request', { retryable: false })),
       ],
-      [[recorder]],
-    );
+      plugins: [recorder],
+    });
+    const session = await agent.newSession();
 
     await (
       await session.sendMessage('complete me')
     ).result;
     const cancelled = await session.sendMessage('cancel me');
-    await firstValueFrom(cancelled.events.pipe(filter((e) => e.payload.type === 'text_delta')));
+    await firstEvent(cancelled.events, 'text_delta');
     cancelled.cancel();
     await cancelled.result;
     await (
@@ -281,10 +271,14 @@ describe('turn_end and post_request', () => {
     const meter = plugin('meter', {
       post_request: [({ data, turnId }) => void seen.push({ ...data, turnId })],
     });
-    const { agent, session } = await buildAgent(
-      [reply.text('metered', { usage: { inputTokens: 120, outputTokens: 30, cachedInputTokens: 100 } })],
-      [[meter]],
-    );
+    const { agent } = await createTestAgent({
+      config,
+      script: [
+        reply.text('metered', { usage: { inputTokens: 120, outputTokens: 30, cachedInputTokens: 100 } }),
+      ],
+      plugins: [meter],
+    });
+    const session = await agent.newSession();
 
     const turn = await session.sendMessage('hello');
     await turn.result;

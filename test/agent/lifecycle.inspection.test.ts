@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
-import { AgentBuilder, type InspectionObserver } from '../../src/index.js';
-import { ScriptedModelProvider, SCRIPTED_MODEL, reply } from '../../src/testing/index.js';
+import type { InspectionObserver } from '../../src/index.js';
+import { reply } from '../../src/testing/index.js';
+import { createTestAgent } from '../support/agent.js';
 
 const SECRET = 'my passport number is X1234567';
 
@@ -44,10 +45,11 @@ function statesOf(seen: SnapshotSeen[], machine: string): Set<string> {
 
 /** Runs a whole session (open, one turn, close, shutdown) with `inspect` as the observer. */
 async function runOneSession(inspect: InspectionObserver) {
-  const provider = new ScriptedModelProvider({ script: [reply.text('Noted.', { chunks: 2 })] });
-  const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, inspect })
-    .registerModelProvider(provider)
-    .build();
+  const { agent } = await createTestAgent({
+    script: [reply.text('Noted.', { chunks: 2 })],
+    sessionStorage: null,
+    config: { inspect },
+  });
   const session = await agent.newSession();
   const turn = await session.sendMessage(SECRET);
   await turn.result;

@@ -4,61 +4,41 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  AgentBuilder,
   HookResult,
   InMemorySessionStorage,
-  type AgentEvent,
   type HookPayload,
   type MemoryStorage,
   type ModelInfo,
   type Plugin,
 } from '../../src/index.js';
-import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptStep } from '../../src/testing/index.js';
+import { SCRIPTED_MODEL, reply } from '../../src/testing/index.js';
+import { createTestAgent, testPlugin } from '../support/agent.js';
+import { recordEvents } from '../support/events.js';
 
 const OTHER_MODEL: ModelInfo = { ...SCRIPTED_MODEL, id: 'other-model', displayName: 'Other model' };
+const models = [SCRIPTED_MODEL, OTHER_MODEL];
 
+/** A plugin that records every session_start payload into `starts` and answers with `result`. */
 function sessionStartRecorder(starts: HookPayload[], result?: HookResult): Plugin {
-  return {
-    id: 'starts',
-    displayName: 'Starts',
-    description: 'records session_start',
-    apply(ctx) {
-      ctx.tap('session_start', (payload) => {
-        starts.push(payload);
-        return result;
-      });
+  return testPlugin('starts', {
+    session_start: (payload) => {
+      starts.push(payload);
+      return result;
     },
-  };
+  });
 }
 
 /** A plugin whose session_start handler throws. */
-const brokenStart: Plugin = {
-  id: 'broken-start',
-  displayName: 'Broken start',
-  description: 'throws in session_start',
-  apply(ctx) {
-    ctx.tap('session_start', () => {
-      throw new Error('cannot reach the audit log');
-    });
+const brokenStart = testPlugin('broken-start', {
+  session_start: () => {
+    throw new Error('cannot reach the audit log');
   },
-};
-
-async function buildAgent(script: ScriptStep[], result?: HookResult, extra: Plugin[] = []) {
-  const provider = new ScriptedModelProvider({ script, models: [SCRIPTED_MODEL, OTHER_MODEL] });
-  const storage = new InMemorySessionStorage();
-  const starts: HookPayload[] = [];
-  let builder = new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
-    .registerModelProvider(provider)
-    .registerSessionStorage(storage)
-    .registerPlugin(sessionStartRecorder(starts, result));
-  for (const plugin of extra) builder = builder.registerPlugin(plugin);
-  const agent = await builder.build();
-  return { agent, provider, storage, starts };
-}
+});
 
 describe('session_start', () => {
   it('fires before newSession resolves, with the session id and the config holding the resolved (default) model', async () => {
-    const { agent, starts } = await buildAgent([]);
+    const starts: HookPayload[] = [];
+    const { agent } = await createTestAgent({ models, plugins: [sessionStartRecorder(starts)] });
     const session = await agent.newSession();
 
     expect(starts).toEqual([
@@ -73,7 +53,8 @@ describe('session_start', () => {
   });
 
   it('carries an explicit model and the systemPromptOverride', async () => {
-    const { agent, starts } = await buildAgent([]);
+    const starts: HookPayload[] = [];
+    const { agent } = await createTestAgent({ models, plugins: [sessionStartRecorder(starts)] });
     const session = await agent.newSession({
       modelId: OTHER_MODEL.id,
       systemPromptOverride: 'Answer in French.',
@@ -86,7 +67,12 @@ describe('session_start', () => {
   });
 
   it('does not fire on resumeSession', async () => {
-    const { agent, starts } = await buildAgent([reply.text('Hello.')]);
+    const starts: HookPayload[] = [];
+    const { agent } = await createTestAgent({
+      models,
+      script: [reply.text('Hello.')],
+      plugins: [sessionStartRecorder(starts)],
+    });
     const session = await agent.newSession();
     await (
       await session.sendMessage('hi')
@@ -101,10 +87,14 @@ describe('session_start', () => {
   });
 
   it('opens the session even when a handler aborts: the abort is ignored, and reported as a non-fatal error', async () => {
-    const { agent, starts } = await buildAgent([reply.text('Hello.')], HookResult.abort('no sessions today'));
+    const starts: HookPayload[] = [];
+    const { agent } = await createTestAgent({
+      models,
+      script: [reply.text('Hello.')],
+      plugins: [sessionStartRecorder(starts, HookResult.abort('no sessions today'))],
+    });
     const session = await agent.newSession();
-    const seen: AgentEvent[] = [];
-    session.events.subscribe((e) => seen.push(e));
+    const { events: seen } = recordEvents(session.events);
     expect(starts).toHaveLength(1);
     expect((await (await session.sendMessage('hi')).result).status).toBe('completed');
     expect(seen[0]).toMatchObject({ sequence: 1, turnId: null, payload: { type: 'error', fatal: false } });
@@ -114,15 +104,19 @@ describe('session_start', () => {
 });
 
 describe('a session_start handler that throws', () => {
-  // DESIGN.md §4.1: a throwing handler "produces a non-fatal error event (HOOK_FAILED, naming
-  // plugin and event)". session_start runs before newSession resolves, so the only subscriber
+  // A throwing handler produces a non-fatal error event (HOOK_FAILED, naming plugin and event).
+  // session_start runs before newSession resolves, so the only subscriber
   // there can be is one that subscribes as soon as it has the handle: the report must reach it,
   // and the first event it sees must be sequence 1.
   it('is reported as a non-fatal HOOK_FAILED that a subscriber of the new session receives, as event 1', async () => {
-    const { agent, starts } = await buildAgent([reply.text('Hello.')], undefined, [brokenStart]);
+    const starts: HookPayload[] = [];
+    const { agent } = await createTestAgent({
+      models,
+      script: [reply.text('Hello.')],
+      plugins: [sessionStartRecorder(starts), brokenStart],
+    });
     const session = await agent.newSession();
-    const seen: AgentEvent[] = [];
-    session.events.subscribe((e) => seen.push(e));
+    const { events: seen } = recordEvents(session.events);
     const turn = await session.sendMessage('hi');
     expect((await turn.result).status).toBe('completed');
     expect(starts).toHaveLength(1);
@@ -144,17 +138,13 @@ describe('a memory load that fails at open', () => {
       save: () => Promise.resolve(),
       delete: () => Promise.resolve(),
     };
-    const provider = new ScriptedModelProvider({ script: [reply.text('Hello.')] });
-    const agent = await new AgentBuilder({
-      defaultModel: SCRIPTED_MODEL.id,
+    const { agent } = await createTestAgent({
+      script: [reply.text('Hello.')],
       memory: { namespace: 'user-1', checkpointInterval: 5 },
-    })
-      .registerModelProvider(provider)
-      .registerMemoryStorage(unreachable)
-      .build();
+      memoryStorage: unreachable,
+    });
     const session = await agent.newSession();
-    const seen: AgentEvent[] = [];
-    session.events.subscribe((e) => seen.push(e));
+    const { events: seen } = recordEvents(session.events);
     expect((await (await session.sendMessage('hi')).result).status).toBe('completed');
 
     expect(seen[0]).toMatchObject({
@@ -169,7 +159,12 @@ describe('a memory load that fails at open', () => {
 
 describe('the stored session config', () => {
   it('is the first stored event: metadata session_config with the resolved model, before the first user message', async () => {
-    const { agent, storage } = await buildAgent([reply.text('Bonjour.')]);
+    const storage = new InMemorySessionStorage();
+    const { agent } = await createTestAgent({
+      models,
+      sessionStorage: storage,
+      script: [reply.text('Bonjour.')],
+    });
     const session = await agent.newSession({ systemPromptOverride: 'Answer in French.' });
     await (
       await session.sendMessage('hello')
@@ -189,7 +184,8 @@ describe('the stored session config', () => {
   });
 
   it('is stored even for a session that never took a turn', async () => {
-    const { agent, storage } = await buildAgent([]);
+    const storage = new InMemorySessionStorage();
+    const { agent } = await createTestAgent({ models, sessionStorage: storage });
     const session = await agent.newSession({ modelId: OTHER_MODEL.id });
     await session.close();
     expect(await storage.loadSession(session.id)).toEqual([
@@ -201,7 +197,12 @@ describe('the stored session config', () => {
   });
 
   it('is what resume restores: the resumed session asks the stored model with the stored override, and is not stored twice', async () => {
-    const { agent, provider, storage } = await buildAgent([reply.text('Bonjour.'), reply.text('Au revoir.')]);
+    const storage = new InMemorySessionStorage();
+    const { agent, provider } = await createTestAgent({
+      models,
+      sessionStorage: storage,
+      script: [reply.text('Bonjour.'), reply.text('Au revoir.')],
+    });
     const session = await agent.newSession({
       modelId: OTHER_MODEL.id,
       systemPromptOverride: 'Answer in French.',

@@ -1,55 +1,44 @@
 /**
- * The `agent.shutdown()` path of the seed's §8 table: a running turn is cancelled, the session's
+ * The `agent.shutdown()` path of the session lifecycle: a running turn is cancelled, the session's
  * full close path runs (`session_end` with reason `shutdown`, memory extraction), then the
  * plugins' `shutdown()` in reverse registration order. Idempotent; the agent opens nothing after.
  */
 import { describe, expect, it } from 'vitest';
-import { filter, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
-import {
-  AgentBuilder,
-  AgentError,
-  InMemoryMemoryStorage,
-  InMemorySessionStorage,
-  type AgentErrorCode,
-  type Plugin,
-  type RunningTurn,
-} from '../../src/index.js';
-import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptStep } from '../../src/testing/index.js';
-import { gate } from './support.js';
+import { InMemoryMemoryStorage, type Plugin, type RunningTurn } from '../../src/index.js';
+import { reply, type ScriptStep } from '../../src/testing/index.js';
+import { createTestAgent, testPlugin } from '../support/agent.js';
+import { expectAgentError } from '../support/errors.js';
+import { eventsOf, firstEvent, recordEvents } from '../support/events.js';
+import { deferred } from '../support/waits.js';
 
 const NAMESPACE = 'user-1';
 
 /** A plugin that logs its turn_end and session_end hooks and its shutdown into `log`. */
 function loggingPlugin(id: string, log: string[], options: { failShutdown?: boolean } = {}): Plugin {
-  return {
+  return testPlugin(
     id,
-    displayName: id,
-    description: `logs ${id}'s hooks`,
-    apply(ctx) {
-      ctx.tap('turn_end', ({ data }) => void log.push(`turn_end ${id} ${data.status}`));
-      ctx.tap(
-        'session_end',
-        ({ data }) => void log.push(`session_end ${id} ${data.reason} turns=${data.turnCount}`),
-      );
+    {
+      turn_end: ({ data }) => void log.push(`turn_end ${id} ${data.status}`),
+      session_end: ({ data }) => void log.push(`session_end ${id} ${data.reason} turns=${data.turnCount}`),
     },
-    shutdown() {
-      log.push(`shutdown ${id}`);
-      if (options.failShutdown) throw new Error(`${id} could not flush`);
+    {
+      shutdown() {
+        log.push(`shutdown ${id}`);
+        if (options.failShutdown) throw new Error(`${id} could not flush`);
+      },
     },
-  };
+  );
 }
 
 /** An agent with memory, storage, and plugins A, B, C (in that registration order). */
 async function agentWithPlugins(script: ScriptStep[], log: string[], failing: string[] = []) {
-  const provider = new ScriptedModelProvider({ script });
   const memories = new InMemoryMemoryStorage();
-  let builder = new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id, memory: { namespace: NAMESPACE } })
-    .registerModelProvider(provider)
-    .registerSessionStorage(new InMemorySessionStorage())
-    .registerMemoryStorage(memories);
-  for (const id of ['A', 'B', 'C'])
-    builder = builder.registerPlugin(loggingPlugin(id, log, { failShutdown: failing.includes(id) }));
-  const agent = await builder.build();
+  const { agent, provider } = await createTestAgent({
+    script,
+    memory: { namespace: NAMESPACE },
+    memoryStorage: memories,
+    plugins: ['A', 'B', 'C'].map((id) => loggingPlugin(id, log, { failShutdown: failing.includes(id) })),
+  });
   return { agent, provider, memories };
 }
 
@@ -67,19 +56,19 @@ function extraction(log: string[]): ScriptStep {
   };
 }
 
-function midStream(turn: RunningTurn): Promise<unknown> {
-  return firstValueFrom(turn.events.pipe(filter((e) => e.payload.type === 'text_delta')));
-}
+/** What shutdown logs once no turn runs: the session's close path, then the plugins in reverse order. */
+const closeThenShutdown = [
+  'session_end A shutdown turns=1',
+  'session_end B shutdown turns=1',
+  'session_end C shutdown turns=1',
+  'model memory_extraction',
+  'shutdown C',
+  'shutdown B',
+  'shutdown A',
+];
 
-async function expectRejection(promise: Promise<unknown>, code?: AgentErrorCode): Promise<void> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection, but it resolved');
-    },
-    (e: unknown) => e,
-  );
-  expect(AgentError.isInstance(error), `expected an AgentError, got ${String(error)}`).toBe(true);
-  if (code) expect((error as AgentError).code).toBe(code);
+function midStream(turn: RunningTurn): Promise<unknown> {
+  return firstEvent(turn.events, 'text_delta');
 }
 
 describe('agent.shutdown()', () => {
@@ -87,7 +76,7 @@ describe('agent.shutdown()', () => {
     const log: string[] = [];
     const { agent, provider, memories } = await agentWithPlugins([endless, extraction(log)], log);
     const session = await agent.newSession();
-    const sessionEvents = lastValueFrom(session.events.pipe(toArray()));
+    const sessionEvents = recordEvents(session.events);
     const turn = await session.sendMessage('I like tea. Tell me a story.');
     await midStream(turn);
 
@@ -97,20 +86,15 @@ describe('agent.shutdown()', () => {
       'turn_end A cancelled',
       'turn_end B cancelled',
       'turn_end C cancelled',
-      'session_end A shutdown turns=1',
-      'session_end B shutdown turns=1',
-      'session_end C shutdown turns=1',
-      'model memory_extraction',
-      'shutdown C',
-      'shutdown B',
-      'shutdown A',
+      ...closeThenShutdown,
     ]);
     expect((await turn.result).status).toBe('cancelled');
     expect(provider.aborted).toBe(1);
-    const turnEvents = await lastValueFrom(turn.events.pipe(toArray()));
+    const turnEvents = await eventsOf(turn);
     expect(turnEvents.map((e) => e.payload.type)).toEqual(['text_delta', 'turn_cancelled']);
-    // The session's stream completed (lastValueFrom settled) and held the turn's events.
-    expect((await sessionEvents).map((e) => e.payload.type)).toEqual(['text_delta', 'turn_cancelled']);
+    // The session's stream completed and held the turn's events.
+    expect(sessionEvents.completed).toBe(true);
+    expect(sessionEvents.events.map((e) => e.payload.type)).toEqual(['text_delta', 'turn_cancelled']);
     expect(await memories.search(NAMESPACE, '', 10)).toEqual([
       expect.objectContaining({ content: 'likes tea' }),
     ]);
@@ -126,15 +110,7 @@ describe('agent.shutdown()', () => {
     log.length = 0;
 
     await agent.shutdown();
-    expect(log).toEqual([
-      'session_end A shutdown turns=1',
-      'session_end B shutdown turns=1',
-      'session_end C shutdown turns=1',
-      'model memory_extraction',
-      'shutdown C',
-      'shutdown B',
-      'shutdown A',
-    ]);
+    expect(log).toEqual(closeThenShutdown);
 
     const bare: string[] = [];
     const { agent: idleAgent } = await agentWithPlugins([], bare);
@@ -165,9 +141,9 @@ describe('agent.shutdown()', () => {
     ).result;
     await agent.shutdown();
 
-    await expectRejection(agent.newSession());
-    await expectRejection(agent.resumeSession(session.id));
-    await expectRejection(session.sendMessage('still there?'), 'SESSION_CLOSED');
+    await expectAgentError(agent.newSession());
+    await expectAgentError(agent.resumeSession(session.id));
+    await expectAgentError(session.sendMessage('still there?'), 'SESSION_CLOSED');
     // Closing a session the shutdown already closed is a no-op.
     await session.close();
   });
@@ -181,36 +157,31 @@ describe('agent.shutdown()', () => {
 
   it('during newSession’s session_start: does not hang; the new session gets session_end (shutdown), then plugins shut down', async () => {
     const log: string[] = [];
-    const slowStart = gate();
-    const slow: Plugin = {
-      id: 'slow',
-      displayName: 'Slow',
-      description: 'slow session_start',
-      apply(ctx) {
-        ctx.tap('session_start', async () => {
+    const slowStart = deferred();
+    const slow = testPlugin(
+      'slow',
+      {
+        session_start: async () => {
           log.push('session_start');
           await slowStart.promise;
-        });
-        ctx.tap('session_end', ({ data }) => void log.push(`session_end ${data.reason}`));
+        },
+        session_end: ({ data }) => void log.push(`session_end ${data.reason}`),
       },
-      shutdown: () => void log.push('shutdown slow'),
-    };
-    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
-      .registerModelProvider(new ScriptedModelProvider())
-      .registerPlugin(slow)
-      .build();
+      { shutdown: () => void log.push('shutdown slow') },
+    );
+    const { agent } = await createTestAgent({ sessionStorage: null, plugins: [slow] });
 
     const opening = agent.newSession().then(
       () => 'resolved',
       () => 'rejected',
     );
     const down = agent.shutdown();
-    slowStart.release();
+    slowStart.resolve();
     await down;
     await opening;
 
     expect(log).toEqual(['session_start', 'session_end shutdown', 'shutdown slow']);
-    await expectRejection(agent.newSession());
+    await expectAgentError(agent.newSession());
   });
 
   it('upgrades a pending close(): the turn close() was waiting for is cancelled, and session_end fires once', async () => {
@@ -232,21 +203,15 @@ describe('agent.shutdown()', () => {
 
 describe('a plugin whose shutdown() never finishes', () => {
   it('is bounded by hookTimeoutMs: agent.shutdown() resolves, the others still shut down, the failure is kept', async () => {
-    const { AgentBuilder } = await import('../../src/index.js');
-    const { ScriptedModelProvider } = await import('../../src/testing/index.js');
     const order: string[] = [];
-    const plugin = (id: string, shutdown: () => Promise<void>) => ({
-      id,
-      displayName: id,
-      description: id,
-      apply: () => {},
-      shutdown,
+    const { agent } = await createTestAgent({
+      sessionStorage: null,
+      config: { hookTimeoutMs: 20 },
+      plugins: [
+        testPlugin('first', {}, { shutdown: async () => void order.push('first') }),
+        testPlugin('stuck', {}, { shutdown: () => new Promise<void>(() => order.push('stuck')) }),
+      ],
     });
-    const agent = await new AgentBuilder({ defaultModel: 'scripted-model', hookTimeoutMs: 20 })
-      .registerModelProvider(new ScriptedModelProvider())
-      .registerPlugin(plugin('first', async () => void order.push('first')))
-      .registerPlugin(plugin('stuck', () => new Promise<void>(() => order.push('stuck'))))
-      .build();
     await agent.shutdown();
     expect(order).toEqual(['stuck', 'first']);
     expect(agent.unreportedErrors.map((e) => [e.code, e.message])).toEqual([

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { INTERRUPTED_MESSAGE_NOTE } from '../../src/prompt/templates.js';
-import { reply, type ScriptItem } from '../../src/testing/index.js';
-import { createTestAgent, eventsOf, gate, recordingTool, types } from './support.js';
+import { reply, type ScriptItem, type ScriptStep } from '../../src/testing/index.js';
+import { createTestAgent, recordingTool } from '../support/agent.js';
+import { eventsOf, firstEvent, types } from '../support/events.js';
+import { deferred, type Deferred } from '../support/waits.js';
 
 const held = (until: Promise<unknown>, before: ScriptItem[] = [], after: ScriptItem[] = []): ScriptItem[] => [
   ...before,
@@ -10,19 +12,24 @@ const held = (until: Promise<unknown>, before: ScriptItem[] = [], after: ScriptI
   { type: 'done', finishReason: 'stop' },
 ];
 
-/** Waits until `predicate` holds for the session's messages or events (polling the event loop). */
-async function until(predicate: () => boolean) {
-  for (let i = 0; i < 500 && !predicate(); i++) await new Promise((r) => setTimeout(r, 2));
-  if (!predicate()) throw new Error('condition not reached');
-}
+/** A script step that answers with `items`, resolving `called` when the model is asked. */
+const onCall =
+  (called: Deferred<void>, items: ScriptItem[]): ScriptStep =>
+  () => {
+    called.resolve();
+    return items;
+  };
 
 describe('cancelling a turn', () => {
   it('before the first token: aborts the request, no assistant message, one turn_cancelled', async () => {
-    const g = gate();
-    const { agent, provider } = await createTestAgent({ script: [held(g.promise), reply.text('next')] });
+    const g = deferred();
+    const requested = deferred();
+    const { agent, provider } = await createTestAgent({
+      script: [onCall(requested, held(g.promise)), reply.text('next')],
+    });
     const session = await agent.newSession();
     const turn = await session.sendMessage('hi');
-    await until(() => provider.calls === 1);
+    await requested.promise;
     turn.cancel();
     const events = await eventsOf(turn);
     expect(types(events)).toEqual(['turn_cancelled']);
@@ -35,7 +42,7 @@ describe('cancelling a turn', () => {
   });
 
   it('mid-stream: keeps the partial answer as incomplete with the interrupted note', async () => {
-    const g = gate();
+    const g = deferred();
     const { agent, provider } = await createTestAgent({
       script: [
         held(
@@ -47,9 +54,7 @@ describe('cancelling a turn', () => {
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('hi');
-    const seen: string[] = [];
-    turn.events.subscribe((e) => seen.push(e.payload.type));
-    await until(() => seen.includes('text_delta'));
+    await firstEvent(turn.events, 'text_delta');
     turn.cancel();
     turn.cancel(); // twice in a row is harmless
     const events = await eventsOf(turn);
@@ -59,17 +64,17 @@ describe('cancelling a turn', () => {
       { type: 'assistant', content: [{ type: 'text', text: 'Half an ans' }], status: 'incomplete' },
       { type: 'system', content: INTERRUPTED_MESSAGE_NOTE },
     ]);
-    g.release();
+    g.resolve();
     await agent.shutdown();
   });
 
   it('during tools: started tools finish, the rest are skipped with a result each', async () => {
-    const started = gate();
-    const finish = gate();
+    const started = deferred();
+    const finish = deferred();
     const slow = recordingTool('slow', {
       mutating: true,
       run: async (t) => {
-        started.release();
+        started.resolve();
         await finish.promise;
         return t;
       },
@@ -88,7 +93,7 @@ describe('cancelling a turn', () => {
     const turn = await session.sendMessage('go');
     await started.promise;
     turn.cancel();
-    finish.release();
+    finish.resolve();
     const events = await eventsOf(turn);
     expect((await turn.result).status).toBe('cancelled');
     expect(slow.log).toEqual(['start:first', 'end:first']);
@@ -104,19 +109,21 @@ describe('cancelling a turn', () => {
   });
 
   it('during compaction: the summary request is aborted and the turn ends cancelled', async () => {
-    const g = gate();
+    const g = deferred();
+    const summarising = deferred();
     const { agent, provider } = await createTestAgent({
       config: {
         compaction: { reservedOutputTokens: 0, bufferTokens: 0, thresholdRatio: 0.01, keepRecentRatio: 0.01 },
       },
-      script: [reply.text('x'.repeat(8_000)), held(g.promise)],
+      script: [reply.text('x'.repeat(8_000)), onCall(summarising, held(g.promise))],
     });
     const session = await agent.newSession();
     await (
       await session.sendMessage('one')
     ).result;
     const turn = await session.sendMessage('two');
-    await until(() => provider.calls === 2);
+    await summarising.promise;
+    expect(provider.calls).toBe(2);
     expect(provider.requests[1]!.purpose).toBe('compaction');
     turn.cancel();
     expect((await turn.result).status).toBe('cancelled');
@@ -126,7 +133,7 @@ describe('cancelling a turn', () => {
   });
 
   it('resume after a cancelled turn gives the same messages as the live session', async () => {
-    const g = gate();
+    const g = deferred();
     const { agent } = await createTestAgent({
       script: [reply.text('first answer'), held(g.promise, [{ type: 'text_delta', text: 'partial' }])],
     });
@@ -135,9 +142,7 @@ describe('cancelling a turn', () => {
       await session.sendMessage('one')
     ).result;
     const turn = await session.sendMessage('two');
-    const seen: string[] = [];
-    turn.events.subscribe((e) => seen.push(e.payload.type));
-    await until(() => seen.includes('text_delta'));
+    await firstEvent(turn.events, 'text_delta');
     turn.cancel();
     await turn.result;
     const live = [...session.messages];

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { ModelProvider } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, eventsOf, types } from './support.js';
+import { createTestAgent, testPlugin } from '../support/agent.js';
+import { eventsOf, types } from '../support/events.js';
 
 describe('a conversation through the public API', () => {
   it('streams deltas, keeps the history across turns and sends it to the model', async () => {
@@ -68,9 +70,8 @@ describe('a conversation through the public API', () => {
   });
 
   it('prices usage with ModelInfo.pricing', async () => {
-    const { ScriptedModelProvider } = await import('../../src/testing/index.js');
-    const { AgentBuilder } = await import('../../src/index.js');
-    const provider = new ScriptedModelProvider({
+    const { agent } = await createTestAgent({
+      sessionStorage: null,
       models: [
         {
           id: 'priced',
@@ -82,7 +83,6 @@ describe('a conversation through the public API', () => {
       ],
       script: [reply.text('ok', { usage: { inputTokens: 500_000, outputTokens: 250_000 } })],
     });
-    const agent = await new AgentBuilder({ defaultModel: 'priced' }).registerModelProvider(provider).build();
     const session = await agent.newSession();
     const events = await eventsOf(await session.sendMessage('x'));
     expect(events.find((e) => e.payload.type === 'usage')!.payload).toMatchObject({ cost: 1 + 2 });
@@ -112,13 +112,11 @@ describe('a conversation through the public API', () => {
   });
 
   it('injects an invoked /skill as a system message right before the user message', async () => {
-    const { AgentBuilder } = await import('../../src/index.js');
-    const { ScriptedModelProvider } = await import('../../src/testing/index.js');
-    const provider = new ScriptedModelProvider({ script: [reply.text('done')] });
-    const agent = await new AgentBuilder({ defaultModel: 'scripted-model' })
-      .registerModelProvider(provider)
-      .registerSkill({ name: 'review', description: 'Review code', prompt: 'Review carefully.' })
-      .build();
+    const { agent, provider } = await createTestAgent({
+      sessionStorage: null,
+      script: [reply.text('done')],
+      skills: [{ name: 'review', description: 'Review code', prompt: 'Review carefully.' }],
+    });
     const session = await agent.newSession();
     await (
       await session.sendMessage('/review this please')
@@ -133,9 +131,8 @@ describe('a conversation through the public API', () => {
 
 describe('the history is protected', () => {
   it('a hook or provider that mutates the request cannot change the session history', async () => {
-    const { AgentBuilder } = await import('../../src/index.js');
     type TextBlock = { type: 'text'; text: string };
-    const careless: import('../../src/index.js').ModelProvider = {
+    const careless: ModelProvider = {
       id: 'careless',
       models: [
         {
@@ -151,21 +148,20 @@ describe('the history is protected', () => {
         yield { type: 'done', finishReason: 'stop' };
       },
     };
-    const agent = await new AgentBuilder({ defaultModel: 'm' })
-      .registerModelProvider(careless)
-      .registerPlugin({
-        id: 'careless-hook',
-        displayName: 'Careless hook',
-        description: 'mutates what it is given',
-        apply: (ctx) =>
-          ctx.tap('pre_request', ({ data }) => {
+    const { agent } = await createTestAgent({
+      provider: careless,
+      sessionStorage: null,
+      plugins: [
+        testPlugin('careless-hook', {
+          pre_request: ({ data }) => {
             (data.request.messages[0] as { content: TextBlock[] }).content.push({
               type: 'text',
               text: 'injected',
             });
-          }),
-      })
-      .build();
+          },
+        }),
+      ],
+    });
     const session = await agent.newSession();
     await (
       await session.sendMessage('hello')

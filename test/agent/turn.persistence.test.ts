@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InMemorySessionStorage, type SessionEvent, type SessionStorage } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, eventsOf, gate, recordingTool } from './support.js';
+import { createTestAgent, recordingTool } from '../support/agent.js';
+import { eventsOf, firstEvent } from '../support/events.js';
+import { deferred, promiseJobsRun } from '../support/waits.js';
 
 /** A storage whose writes can be held, failed, and observed. */
 class ControlledStorage extends InMemorySessionStorage implements SessionStorage {
@@ -24,7 +26,7 @@ describe('persistence and resume', () => {
     const storage = new ControlledStorage();
     let seenAtRequest: string[] = [];
     const { agent } = await createTestAgent({
-      storage,
+      sessionStorage: storage,
       tools: [recordingTool('echo').tool],
       script: [
         () => {
@@ -58,30 +60,44 @@ describe('persistence and resume', () => {
 
   it('resolves turn.result only once every write of the turn is durable', async () => {
     const storage = new ControlledStorage();
-    const g = gate();
-    const { agent } = await createTestAgent({ storage, script: [reply.text('answer')] });
+    const g = deferred();
+    const { agent } = await createTestAgent({ sessionStorage: storage, script: [reply.text('answer')] });
     const session = await agent.newSession();
     storage.hold = g.promise;
     const turn = await session.sendMessage('hi');
     let settled = false;
-    void turn.result.then(() => (settled = true));
+    let writtenAtResult: string[] = [];
+    let writtenAtTerminal: string[] = [];
+    void turn.result.then(() => {
+      settled = true;
+      writtenAtResult = [...storage.written];
+    });
     const seen: string[] = [];
-    turn.events.subscribe((e) => seen.push(e.payload.type));
-    for (let i = 0; i < 200 && !seen.includes('text_delta'); i++) await new Promise((r) => setTimeout(r, 2));
-    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 0));
+    turn.events.subscribe((e) => {
+      seen.push(e.payload.type);
+      if (e.payload.type === 'turn_complete') writtenAtTerminal = [...storage.written];
+    });
+    await firstEvent(turn.events, 'text_delta');
+    await promiseJobsRun();
     // The answer streamed, but the user message is not durable yet: no terminal event, no result.
     expect(seen).toEqual(['text_delta']);
     expect(settled).toBe(false);
     expect(storage.written).toEqual(['metadata']);
-    g.release();
+    g.resolve();
     await turn.result;
     expect(storage.written).toEqual(['metadata', 'user_message', 'assistant_message']);
+    // Both the terminal event and the result came once every write had landed.
+    expect(writtenAtTerminal).toEqual(['metadata', 'user_message', 'assistant_message']);
+    expect(writtenAtResult).toEqual(['metadata', 'user_message', 'assistant_message']);
     await agent.shutdown();
   });
 
   it('reports a failed write as a non-fatal STORAGE_ERROR and goes on in memory', async () => {
     const storage = new ControlledStorage();
-    const { agent } = await createTestAgent({ storage, script: [reply.text('one'), reply.text('two')] });
+    const { agent } = await createTestAgent({
+      sessionStorage: storage,
+      script: [reply.text('one'), reply.text('two')],
+    });
     const session = await agent.newSession();
     storage.failNext = 1;
     const turn = await session.sendMessage('hi');
@@ -99,7 +115,7 @@ describe('persistence and resume', () => {
   it('resumes with the same messages, config and turn count after tool rounds', async () => {
     const storage = new InMemorySessionStorage();
     const { agent, provider } = await createTestAgent({
-      storage,
+      sessionStorage: storage,
       tools: [recordingTool('echo').tool],
       script: [
         reply.toolCalls([

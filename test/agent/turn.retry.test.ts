@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AgentBuilder, AgentError, HookResult, type Plugin } from '../../src/index.js';
-import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
-import { createTestAgent, eventsOf, types } from './support.js';
+import { AgentError, HookResult } from '../../src/index.js';
+import { reply } from '../../src/testing/index.js';
+import { createTestAgent, testPlugin } from '../support/agent.js';
+import { eventsOf, types } from '../support/events.js';
 
 const overloaded = () => new AgentError('PROVIDER_ERROR', 'overloaded', { retryable: true, retryAfterMs: 1 });
 const fast = { retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2 } };
@@ -103,27 +104,18 @@ describe('retries of model requests', () => {
 
   it('fires pre_request per attempt, on_retry with attempt and delay, and on_error before the failure surfaces', async () => {
     const log: string[] = [];
-    const plugin: Plugin = {
-      id: 'watch',
-      displayName: 'Watch',
-      description: 'records hooks',
-      apply(ctx) {
-        ctx.tap('pre_request', ({ data }) => void log.push(`pre:${data.attempt}`));
-        ctx.tap(
-          'on_retry',
-          ({ data }) => void log.push(`retry:${data.attempt}:${data.delayMs}:${data.error.code}`),
-        );
-        ctx.tap('on_error', ({ data }) => void log.push(`error:${data.error.code}`));
-        ctx.tap('turn_end', ({ data }) => void log.push(`end:${data.status}`));
-      },
-    };
-    const provider = new ScriptedModelProvider({
+    const watch = testPlugin('watch', {
+      pre_request: ({ data }) => void log.push(`pre:${data.attempt}`),
+      on_retry: ({ data }) => void log.push(`retry:${data.attempt}:${data.delayMs}:${data.error.code}`),
+      on_error: ({ data }) => void log.push(`error:${data.error.code}`),
+      turn_end: ({ data }) => void log.push(`end:${data.status}`),
+    });
+    const { agent } = await createTestAgent({
+      config: fast,
+      sessionStorage: null,
+      plugins: [watch],
       script: [reply.error(overloaded()), reply.error(overloaded()), reply.error(overloaded())],
     });
-    const agent = await new AgentBuilder({ defaultModel: 'scripted-model', ...fast })
-      .registerModelProvider(provider)
-      .registerPlugin(plugin)
-      .build();
     const session = await agent.newSession();
     await (
       await session.sendMessage('hi')
@@ -141,17 +133,12 @@ describe('retries of model requests', () => {
   });
 
   it('an on_retry abort stops the retries', async () => {
-    const plugin: Plugin = {
-      id: 'no-retry',
-      displayName: 'No retry',
-      description: 'stops retries',
-      apply: (ctx) => ctx.tap('on_retry', () => HookResult.abort('budget')),
-    };
-    const provider = new ScriptedModelProvider({ script: [reply.error(overloaded()), reply.text('unused')] });
-    const agent = await new AgentBuilder({ defaultModel: 'scripted-model', ...fast })
-      .registerModelProvider(provider)
-      .registerPlugin(plugin)
-      .build();
+    const { agent, provider } = await createTestAgent({
+      config: fast,
+      sessionStorage: null,
+      plugins: [testPlugin('no-retry', { on_retry: () => HookResult.abort('budget') })],
+      script: [reply.error(overloaded()), reply.text('unused')],
+    });
     const session = await agent.newSession();
     const result = await (await session.sendMessage('hi')).result;
     expect(result.status).toBe('failed');

@@ -1,24 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { defineTool } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, eventsOf, recordingTool, types } from './support.js';
-
-/** Resolves when `n` callers have arrived, or says who was alone after `ms` (then no overlap). */
-function rendezvous(n: number, ms = 2_000) {
-  let arrived = 0;
-  let open!: () => void;
-  const all = new Promise<void>((r) => (open = r));
-  return async () => {
-    if (++arrived === n) open();
-    const timedOut = new Promise<'alone'>((r) => setTimeout(() => r('alone'), ms));
-    return (await Promise.race([all.then(() => 'together' as const), timedOut])) as 'together' | 'alone';
-  };
-}
+import { createTestAgent, recordingTool } from '../support/agent.js';
+import { eventsOf, types } from '../support/events.js';
+import { meeting, promiseJobsRun } from '../support/waits.js';
 
 describe('tool batches through the public API', () => {
   it('runs read-only tools concurrently and feeds results back in call order', async () => {
-    const meet = rendezvous(2);
-    const a = recordingTool('read_a', { run: async (t) => `${t}:${await meet()}` });
-    const b = recordingTool('read_b', { run: async (t) => `${t}:${await meet()}` });
+    // Each tool finishes only once both have started: run one after the other, they never would.
+    const meet = meeting(2);
+    const together = async (t: string) => {
+      await meet();
+      return `${t}:together`;
+    };
+    const a = recordingTool('read_a', { run: together });
+    const b = recordingTool('read_b', { run: together });
     const { agent, provider } = await createTestAgent({
       tools: [a.tool, b.tool],
       script: [
@@ -53,7 +50,8 @@ describe('tool batches through the public API', () => {
     const slow = recordingTool('read_slow', {
       run: async (t) => {
         log.push(`start:${t}`);
-        await new Promise((r) => setTimeout(r, 20));
+        // Every promise job runs first: a concurrent batch would have started the next call by now.
+        await promiseJobsRun();
         log.push(`end:${t}`);
         return t;
       },
@@ -157,8 +155,6 @@ describe('tool batches through the public API', () => {
   });
 
   it('treats blank arguments as no arguments, in the history and in the call alike', async () => {
-    const { defineTool } = await import('../../src/index.js');
-    const z = await import('zod/mini');
     const calls: unknown[] = [];
     const now = defineTool({
       name: 'now',

@@ -1,24 +1,97 @@
 /**
  * The Node side of the browser harness: bundles a page entry with Vite, serves it on
- * 127.0.0.1, opens it in Debian's Chromium through `playwright-core`, and calls the functions
- * the page exposed (`page-runtime.ts`). Used by the browser tests and by `npm run bench`.
+ * 127.0.0.1, opens it in Chromium through `playwright-core`, and calls the functions the page
+ * exposed (`page-runtime.ts`). Used by the browser tests and by `npm run bench`.
  *
- * There is no fallback: without `/usr/bin/chromium` {@link openInChromium} throws, so the tests
- * that need it fail with that message instead of being skipped.
+ * The browser is found by {@link resolveChromium}, and none found is an error: the tests that
+ * need one fail with that message instead of being skipped.
  * @module
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { dirname, extname, join, normalize } from 'node:path';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { HARNESS_GLOBAL, type CallOutcome, type PageHarness } from './page-runtime.js';
 
-/** Where Debian's `chromium` package installs the browser. */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** Where system packages install Chromium or Chrome, in the order they are tried. */
+export const SYSTEM_CHROMIUM_PATHS = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/snap/bin/chromium',
+] as const;
+
+/** How to start the browser the harness found. */
+export interface ResolvedChromium {
+  /** Where it was found: `CHROMIUM_PATH`, `system` or `bundled`. */
+  readonly source: 'CHROMIUM_PATH' | 'system' | 'bundled';
+  readonly executablePath: string;
+  readonly args: readonly string[];
+  /** The environment it needs, when it needs more than this process's. */
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * Finds a browser for the harness, in this order:
+ * 1. `CHROMIUM_PATH`, when set (an error if nothing is there);
+ * 2. a system Chromium or Chrome ({@link SYSTEM_CHROMIUM_PATHS}), unless `YOUYOU_CHROMIUM=bundled`;
+ * 3. the headless Chromium shipped inside the npm package `@sparticuz/chromium` (a dev
+ *    dependency), unpacked into the temp folder on first use with the NSS libraries it links
+ *    against, so it needs no system package.
+ * Throws, saying what it tried, when none of them gives a browser.
+ */
+export async function resolveChromium(env: NodeJS.ProcessEnv = process.env): Promise<ResolvedChromium> {
+  const explicit = env['CHROMIUM_PATH'];
+  if (explicit) {
+    if (!existsSync(explicit))
+      throw new Error(`CHROMIUM_PATH is set to ${explicit}, but there is no file there`);
+    return { source: 'CHROMIUM_PATH', executablePath: explicit, args: CHROMIUM_ARGS };
+  }
+  if (env['YOUYOU_CHROMIUM'] !== 'bundled') {
+    const system = SYSTEM_CHROMIUM_PATHS.find((path) => existsSync(path));
+    if (system) return { source: 'system', executablePath: system, args: CHROMIUM_ARGS };
+  }
+  try {
+    return await bundledChromium();
+  } catch (error) {
+    const tried =
+      env['YOUYOU_CHROMIUM'] === 'bundled'
+        ? 'YOUYOU_CHROMIUM=bundled skips the system browsers'
+        : `no browser at ${SYSTEM_CHROMIUM_PATHS.join(', ')}`;
+    throw new Error(
+      `Chromium is required for the browser tests: CHROMIUM_PATH is not set, ${tried}, and the ` +
+        `Chromium of the dev dependency @sparticuz/chromium did not unpack (run 'npm ci'): ${String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/** The Chromium inside `@sparticuz/chromium`, unpacked, with its libraries and fonts. */
+async function bundledChromium(): Promise<ResolvedChromium> {
+  const { default: bundled, inflate } = await import('@sparticuz/chromium');
+  const executablePath = await bundled.executablePath();
+  // The package adds its NSS libraries only on Amazon Linux; any other Linux without a system
+  // browser lacks them too, so they are unpacked and put first on the library path everywhere.
+  const binDir = join(dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium')), '..', 'bin');
+  const libDir = join(await inflate(join(binDir, 'al2023.tar.br')), 'lib');
+  const libraryPath = [libDir, process.env['LD_LIBRARY_PATH']].filter(Boolean).join(':');
+  return {
+    source: 'bundled',
+    executablePath,
+    args: [...bundled.args, ...CHROMIUM_ARGS],
+    env: {
+      ...(process.env as Record<string, string>),
+      LD_LIBRARY_PATH: libraryPath,
+      FONTCONFIG_PATH: join(tmpdir(), 'fonts'),
+    },
+  };
+}
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -72,14 +145,10 @@ export class PageError extends Error {
 /**
  * Bundles `entry` (a module that calls `exposeToHarness`) and starts Chromium on a profile on
  * disk (so IndexedDB is the real, disk-backed one, not the in-memory store of an incognito
- * context). Throws, naming the fix, when Chromium is not installed.
+ * context). Throws, saying what it tried, when there is no Chromium ({@link resolveChromium}).
  */
 export async function openInChromium(entry: string): Promise<BrowserHarness> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `Chromium is required for the browser tests but was not found at ${CHROMIUM_PATH}: install it with 'apt-get install -y chromium'`,
-    );
-  }
+  const browserToUse = await resolveChromium();
   const workDir = await mkdtemp(join(tmpdir(), 'youyou-browser-'));
   const outDir = join(workDir, 'bundle');
   const servers: Server[] = [];
@@ -93,8 +162,9 @@ export async function openInChromium(entry: string): Promise<BrowserHarness> {
     await bundle(entry, outDir);
     servers.push(await serve(outDir));
     context = await chromium.launchPersistentContext(join(workDir, 'profile'), {
-      executablePath: CHROMIUM_PATH,
-      args: CHROMIUM_ARGS,
+      executablePath: browserToUse.executablePath,
+      args: [...browserToUse.args],
+      ...(browserToUse.env && { env: browserToUse.env }),
     });
     const browser = context;
     return {

@@ -15,6 +15,7 @@ import {
 import { MIGRATIONS, type AgentDB } from '../../src/storage/indexeddb/schema.js';
 import type { Memory, SessionEvent, SessionSummary } from '../../src/types.js';
 import { check } from '../../src/testing/contracts/check.js';
+import { deferred } from '../support/waits.js';
 
 /** Where a case keeps its data: a factory and a database name no other case uses. */
 export interface IdbEnv {
@@ -194,19 +195,21 @@ export const indexedDbCases: IdbCase[] = [
       const storage = sessions(env);
       await storage.saveEvent('warm-up', userEvent(0, 'opens the database'));
       let transactions = 0;
+      const firstTransaction = deferred();
       await patched(
         IDBDatabase.prototype,
         'transaction',
         (original) =>
           function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
             transactions += 1;
+            firstTransaction.resolve();
             return original.apply(this, args);
           },
         async () => {
           const events = Array.from({ length: 300 }, (_, i) => toolResultEvent(i, `result ${i}`));
           // One call first; the rest arrive while its batch is being written.
           const first = storage.saveEvent('burst', events[0]!);
-          await Promise.resolve();
+          await firstTransaction.promise;
           const rest = events.slice(1).map((event) => storage.saveEvent('burst', event));
           await Promise.all([first, ...rest]);
           check.ok(transactions <= 2, `300 saves used ${transactions} transactions, expected at most 2`);

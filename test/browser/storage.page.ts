@@ -7,18 +7,18 @@
  */
 import * as z from 'zod/mini';
 import {
-  AgentBuilder,
   defineTool,
   IndexedDbMemoryStorage,
   IndexedDbSessionStorage,
   type Message,
   type SessionEvent,
 } from '../../src/index.js';
-import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
+import { reply, type ScriptStep } from '../../src/testing/index.js';
 import { check } from '../../src/testing/contracts/check.js';
 import { memoryStorageContract } from '../../src/testing/contracts/memory-storage.contract.js';
 import { sessionStorageContract } from '../../src/testing/contracts/session-storage.contract.js';
 import { indexedDbCases, toolResultEvent, userEvent, type IdbEnv } from './indexeddb.cases.js';
+import { createTestAgent } from '../support/agent.js';
 import { exposeToHarness } from './page-runtime.js';
 
 let databases = 0;
@@ -49,19 +49,17 @@ async function onFreshDatabase(body: (dbName: string) => Promise<void>): Promise
   }
 }
 
+const weather = defineTool({
+  name: 'get_weather',
+  description: 'Current weather for a city',
+  parameters: z.object({ city: z.string() }),
+  execute: async ({ arguments: { city } }) => `Sunny in ${city}`,
+});
+
 /** An agent whose sessions live in the IndexedDB database `dbName`, answering with `script`. */
-function buildAgent(dbName: string, script: ReturnType<typeof reply.text>[]) {
-  const weather = defineTool({
-    name: 'get_weather',
-    description: 'Current weather for a city',
-    parameters: z.object({ city: z.string() }),
-    execute: async ({ arguments: { city } }) => `Sunny in ${city}`,
-  });
-  return new AgentBuilder({ defaultModel: 'scripted-model' })
-    .registerModelProvider(new ScriptedModelProvider({ script }))
-    .registerTool(weather)
-    .registerSessionStorage(new IndexedDbSessionStorage({ dbName }))
-    .build();
+async function agentOn(dbName: string, script: ScriptStep[]) {
+  const sessionStorage = new IndexedDbSessionStorage({ dbName });
+  return (await createTestAgent({ script, tools: [weather], sessionStorage })).agent;
 }
 
 /** `length` characters that do not compress. */
@@ -138,7 +136,7 @@ exposeToHarness({
    * tool call) and closes the session. Returns the session's id and its live `messages`.
    */
   async runAgentSession(dbName: string) {
-    const agent = await buildAgent(dbName, [
+    const agent = await agentOn(dbName, [
       reply.toolCalls([{ name: 'get_weather', arguments: { city: 'Oslo' } }]),
       reply.text('It is sunny in Oslo.', { chunks: 3 }),
       reply.text('You are welcome.'),
@@ -156,7 +154,7 @@ exposeToHarness({
 
   /** Step 2, after the reload: a new agent resumes the session; returns its `messages`. */
   async resumeAgentSession(dbName: string, sessionId: string) {
-    const agent = await buildAgent(dbName, []);
+    const agent = await agentOn(dbName, []);
     const resumed = await agent.resumeSession(sessionId);
     const messages = structuredClone(resumed.messages) as Message[];
     await resumed.close();

@@ -27,7 +27,7 @@ const result = (id: string, content: string): Message => ({
 describe('compaction threshold', () => {
   it.each([
     [2_000, 1_300],
-    [128_000, 95_200], // DESIGN.md rounds this to "95k"
+    [128_000, 95_200], // documented, rounded, as "95k"
     [200_000, 160_000],
   ])('a %i-token window compacts above %i tokens', (window, expected) => {
     expect(compactionThreshold(window, defaults)).toBe(expected);

@@ -17,7 +17,7 @@ import { formatWithOptions } from 'node:util';
 import { IDBFactory } from 'fake-indexeddb';
 import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ChatCompletionsServer, sseEvent, startSse } from '../providers/support/chat-completions-server.js';
+import { ChatCompletionsServer, sseEvent, startSse } from '../support/chat-completions-server.js';
 import { ROOT, codeBlocks, docFiles, examples, readDoc, type Example } from './markdown.js';
 
 const GENERATED = `${ROOT}test/.generated/docs/`;

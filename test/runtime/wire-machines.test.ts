@@ -10,7 +10,8 @@ import { ResponseDraft } from '../../src/runtime/turn-run.js';
 import { SkillManager } from '../../src/skills/skill-manager.js';
 import { reply } from '../../src/testing/index.js';
 import type { AgentEvent, AgentEventPayload } from '../../src/types.js';
-import { createTestAgent, eventsOf } from '../agent/support.js';
+import { createTestAgent } from '../support/agent.js';
+import { eventsOf } from '../support/events.js';
 
 afterEach(() => void vi.restoreAllMocks());
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/errors.js';
 import {
   compareNewestFirst,
   decodeCursor,
@@ -9,6 +8,7 @@ import {
   parsePageRequest,
 } from '../../src/storage/cursor.js';
 import type { SessionSummary } from '../../src/types.js';
+import { expectAgentError } from '../support/errors.js';
 
 const summary = (id: string, updatedAt: string): SessionSummary => ({
   id,
@@ -20,17 +20,6 @@ const summary = (id: string, updatedAt: string): SessionSummary => ({
   eventCount: 1,
 });
 
-function invalidInput(action: () => unknown): AgentError {
-  try {
-    action();
-  } catch (error) {
-    expect(AgentError.isInstance(error)).toBe(true);
-    expect((error as AgentError).code).toBe('INVALID_INPUT');
-    return error as AgentError;
-  }
-  throw new Error('expected INVALID_INPUT');
-}
-
 describe('cursor encoding', () => {
   it('round-trips a position, including non-ASCII ids, as a URL-safe string', () => {
     const position = { updatedAt: '2024-01-01T00:00:00.000Z', id: 'séance/会话?+=' };
@@ -39,15 +28,15 @@ describe('cursor encoding', () => {
     expect(decodeCursor(cursor)).toEqual(position);
   });
 
-  it('rejects anything it did not make with INVALID_INPUT', () => {
+  it('rejects anything it did not make with INVALID_INPUT', async () => {
     const foreign = btoa(JSON.stringify({ v: 2, u: 'x', i: 'y' })).replace(/=+$/, '');
     for (const bad of ['', '!!', 'abc', foreign, encodeCursor({ updatedAt: 'x', id: 'y' }).slice(1)]) {
-      invalidInput(() => decodeCursor(bad));
+      await expectAgentError(() => decodeCursor(bad), 'INVALID_INPUT');
     }
   });
 
-  it('names the bad cursor in the error', () => {
-    expect(invalidInput(() => decodeCursor('nope')).message).toContain("'nope'");
+  it('names the bad cursor in the error', async () => {
+    expect((await expectAgentError(() => decodeCursor('nope'), 'INVALID_INPUT')).message).toContain("'nope'");
   });
 });
 
@@ -58,12 +47,12 @@ describe('parsePageRequest', () => {
     expect(parsePageRequest(encodeCursor(after), 1)).toEqual({ after, limit: 1 });
   });
 
-  it('rejects limits that are not positive integers, and non-string cursors', () => {
+  it('rejects limits that are not positive integers, and non-string cursors', async () => {
     for (const limit of [0, -2, 0.5, Number.NaN, Infinity, '3', undefined]) {
-      invalidInput(() => parsePageRequest(null, limit));
+      await expectAgentError(() => parsePageRequest(null, limit), 'INVALID_INPUT');
     }
-    invalidInput(() => parsePageRequest(42, 1));
-    invalidInput(() => parsePageRequest(undefined, 1));
+    await expectAgentError(() => parsePageRequest(42, 1), 'INVALID_INPUT');
+    await expectAgentError(() => parsePageRequest(undefined, 1), 'INVALID_INPUT');
   });
 });
 

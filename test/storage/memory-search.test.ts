@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
 import { MemoryIndex, documentTermsOf, queryTermsOf, rankMemories } from '../../src/storage/memory-search.js';
 import type { Memory } from '../../src/types.js';
+import { expectAgentError } from '../support/errors.js';
 
 const at = (seconds: number) => new Date(Date.UTC(2024, 0, 1) + seconds * 1000).toISOString();
 const memory = (id: string, content: string, seconds = 0, tags?: string[]): Memory => ({
@@ -152,15 +153,9 @@ describe('rankMemories', () => {
     expect(memories).toEqual(copy);
   });
 
-  it('rejects a limit that is not a positive integer', () => {
+  it('rejects a limit that is not a positive integer', async () => {
     for (const limit of [0, -1, 1.5, Number.NaN]) {
-      let error: unknown;
-      try {
-        rankMemories([], 'x', limit);
-      } catch (caught) {
-        error = caught;
-      }
-      expect(AgentError.isInstance(error) && error.code).toBe('INVALID_INPUT');
+      await expectAgentError(() => rankMemories([], 'x', limit), 'INVALID_INPUT');
     }
   });
 });

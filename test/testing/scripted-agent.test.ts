@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { AgentBuilder, InMemorySessionStorage, defineTool } from '../../src/index.js';
-import { ScriptedModelProvider, reply } from '../../src/testing/index.js';
+import { AgentBuilder, InMemoryMemoryStorage, InMemorySessionStorage, defineTool } from '../../src/index.js';
+import { ScriptedModelProvider, UnscriptedModelCallError, reply } from '../../src/testing/index.js';
 
 const weather = defineTool({
   name: 'get_weather',
@@ -98,6 +98,50 @@ describe('an agent driven by a ScriptedModelProvider', () => {
       content: [{ type: 'text', text: 'Let me think' }],
       status: 'incomplete',
     });
+    await agent.shutdown();
+  });
+
+  it('fails a turn the script has no response for, with the UnscriptedModelCallError as its cause, and assertConsumed throws it', async () => {
+    const provider = new ScriptedModelProvider({ script: [reply.text('Hello!')] });
+    const agent = await new AgentBuilder({ defaultModel: 'scripted-model' })
+      .registerModelProvider(provider)
+      .build();
+    const session = await agent.newSession();
+    expect((await (await session.sendMessage('Hi')).result).status).toBe('completed');
+
+    const result = await (await session.sendMessage('And tomorrow?')).result;
+
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'PROVIDER_ERROR', retryable: false });
+    expect(result.error?.message).toContain(
+      `no scripted response for call #2 (purpose 'turn', model 'scripted-model', last user text "And tomorrow?")`,
+    );
+    const [unscripted] = provider.unscriptedCalls;
+    expect(UnscriptedModelCallError.isInstance(unscripted)).toBe(true);
+    expect(result.error?.cause).toBe(unscripted);
+    expect(() => provider.assertConsumed()).toThrow(unscripted!);
+    await agent.shutdown();
+  });
+
+  it('keeps an unscripted call whose failure the agent only reports (memory extraction at close), so assertConsumed throws it', async () => {
+    const provider = new ScriptedModelProvider({ script: [reply.text('Noted.')] });
+    const agent = await new AgentBuilder({ defaultModel: 'scripted-model', memory: { namespace: 'user-1' } })
+      .registerModelProvider(provider)
+      .registerMemoryStorage(new InMemoryMemoryStorage())
+      .build();
+    const session = await agent.newSession();
+    expect((await (await session.sendMessage('I like tea.')).result).status).toBe('completed');
+    const errors: string[] = [];
+    session.events.subscribe((event) => {
+      if (event.payload.type === 'error') errors.push(event.payload.error.message);
+    });
+
+    await session.close();
+
+    expect(errors).toEqual([expect.stringContaining("call #2 (purpose 'memory_extraction'")]);
+    expect(() => provider.assertConsumed()).toThrow(
+      /^ScriptedModelProvider: no scripted response for call #2 \(purpose 'memory_extraction'/,
+    );
     await agent.shutdown();
   });
 });

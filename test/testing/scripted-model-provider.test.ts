@@ -1,47 +1,24 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AgentError } from '../../src/errors.js';
 import type { ModelProvider } from '../../src/ports/model-provider.js';
-import { ScriptedModelProvider, SCRIPTED_MODEL, reply, type ScriptItem } from '../../src/testing/index.js';
+import {
+  ScriptedModelProvider,
+  SCRIPTED_MODEL,
+  UnscriptedModelCallError,
+  reply,
+  type ScriptItem,
+} from '../../src/testing/index.js';
 import type { ChatEvent, ChatRequest } from '../../src/types.js';
+import { expectAgentError } from '../support/errors.js';
+import { chatRequest } from '../support/models.js';
+import { hasSettled } from '../support/waits.js';
 
-const request = (text = 'hi'): ChatRequest => ({
-  model: 'scripted-model',
-  systemPrompt: 'be brief',
-  messages: [{ type: 'user', content: [{ type: 'text', text }] }],
-  tools: [],
-  purpose: 'turn',
-});
+const request = (text = 'hi') => chatRequest(text, { model: 'scripted-model', systemPrompt: 'be brief' });
 
 async function collect(stream: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
   const events: ChatEvent[] = [];
   for await (const event of stream) events.push(event);
   return events;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
-
-function expectAgentError(error: unknown, code: string): AgentError {
-  expect(AgentError.isInstance(error)).toBe(true);
-  expect((error as AgentError).code).toBe(code);
-  return error as AgentError;
-}
-
-/** Whether `promise` has settled after all pending microtasks ran. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  promise.then(
-    () => (done = true),
-    () => (done = true),
-  );
-  for (let i = 0; i < 20; i += 1) await Promise.resolve();
-  return done;
 }
 
 afterEach(() => {
@@ -144,17 +121,59 @@ describe('ScriptedModelProvider playback', () => {
     expect(texts).toEqual(['first', 'second', 'third']);
   });
 
-  it('fails a call with no step left with a non-retryable PROVIDER_ERROR naming the call', async () => {
+  it('fails a call with no step left with an UnscriptedModelCallError naming the call, and keeps it', async () => {
     const provider = new ScriptedModelProvider({ script: [reply.text('only')] });
     const signal = new AbortController().signal;
     await collect(provider.chat(request(), signal));
-    const error = expectAgentError(
-      await rejection(collect(provider.chat(request(), signal))),
-      'PROVIDER_ERROR',
+    expect(provider.unscriptedCalls).toEqual([]);
+    const asked = request('and what about tomorrow?');
+    const outcome = collect(provider.chat(asked, signal));
+    await expect(outcome).rejects.toBeInstanceOf(UnscriptedModelCallError);
+
+    const [unscripted] = provider.unscriptedCalls as [UnscriptedModelCallError];
+    await expect(outcome).rejects.toBe(unscripted);
+    expect(UnscriptedModelCallError.isInstance(unscripted)).toBe(true);
+    expect(unscripted).toBeInstanceOf(Error);
+    expect(AgentError.isInstance(unscripted)).toBe(false);
+    expect(unscripted.name).toBe('UnscriptedModelCallError');
+    expect(unscripted.message).toBe(
+      'ScriptedModelProvider: no scripted response for call #2 ' +
+        `(purpose 'turn', model 'scripted-model', last user text "and what about tomorrow?")`,
     );
-    expect(error.retryable).toBe(false);
-    expect(error.message).toContain('ScriptedModelProvider: no scripted response for call #2');
+    expect(unscripted.callIndex).toBe(1);
+    expect(unscripted.request).toEqual(asked);
+    expect(unscripted.request).not.toBe(asked);
     expect(provider.calls).toBe(2);
+    expect(provider.unscriptedCalls).toEqual([unscripted]);
+    // assertConsumed throws the call itself, not a count of steps.
+    expect(() => provider.assertConsumed()).toThrow(unscripted);
+  });
+
+  it('names a call without user text, and cuts a long last user text in its message', async () => {
+    const provider = new ScriptedModelProvider();
+    const signal = new AbortController().signal;
+    const summary: ChatRequest = { ...request(), purpose: 'compaction', messages: [] };
+    await expect(collect(provider.chat(summary, signal))).rejects.toBeInstanceOf(UnscriptedModelCallError);
+    const long = request(`${'é'.repeat(80)}and more`);
+    await expect(collect(provider.chat(long, signal))).rejects.toBeInstanceOf(UnscriptedModelCallError);
+    const [first, second] = provider.unscriptedCalls;
+    expect(first!.message).toContain("call #1 (purpose 'compaction', model 'scripted-model', no user text)");
+    expect(second!.message).toContain(
+      `call #2 (purpose 'turn', model 'scripted-model', last user text "${'é'.repeat(80)}…")`,
+    );
+    expect(() => provider.assertConsumed()).toThrow(first!);
+  });
+
+  it('recognises an UnscriptedModelCallError by its marker, also from another copy of the package', () => {
+    const error = new UnscriptedModelCallError(0, request());
+    const foreign = Object.assign(new Error('from another bundle'), {
+      [Symbol.for('youyou-agent.unscripted-model-call')]: true,
+    });
+    expect(UnscriptedModelCallError.isInstance(error)).toBe(true);
+    expect(UnscriptedModelCallError.isInstance(foreign)).toBe(true);
+    for (const value of [new Error('x'), new AgentError('PROVIDER_ERROR', 'x'), null, 'x', {}]) {
+      expect(UnscriptedModelCallError.isInstance(value)).toBe(false);
+    }
   });
 
   it('assertConsumed throws while steps are left and passes once all are used', async () => {
@@ -174,29 +193,29 @@ describe('ScriptedModelProvider playback', () => {
     });
     const signal = new AbortController().signal;
     const received: ChatEvent[] = [];
-    const error = await rejection(
+    await expect(
       (async () => {
         for await (const event of provider.chat(request(), signal)) received.push(event);
       })(),
-    );
-    expect(error).toBe(failure);
+    ).rejects.toBe(failure);
     expect(received).toEqual([{ type: 'text_delta', text: 'partial' }]);
-    expect(await rejection(collect(provider.chat(request(), signal)))).toBe(odd);
+    await expect(collect(provider.chat(request(), signal))).rejects.toBe(odd);
     expect(provider.aborted).toBe(0);
   });
 });
 
 describe('ScriptedModelProvider delay and wait', () => {
   it('delay holds the next item until its time has passed', async () => {
-    vi.useFakeTimers();
+    // Only the timers: setImmediate stays real, so hasSettled can drain the promise jobs.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const provider = new ScriptedModelProvider({
       script: [[{ type: 'delay', ms: 100 }, ...reply.text('late')]],
     });
     const stream = provider.chat(request(), new AbortController().signal);
     const next = stream.next();
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     await vi.advanceTimersByTimeAsync(99);
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(await next).toEqual({ done: false, value: { type: 'text_delta', text: 'late' } });
   });
@@ -212,7 +231,7 @@ describe('ScriptedModelProvider delay and wait', () => {
     const stream = provider.chat(request(), new AbortController().signal);
     expect((await stream.next()).value).toEqual({ type: 'text_delta', text: 'before' });
     const next = stream.next();
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     release();
     expect((await next).value).toEqual({ type: 'text_delta', text: 'after' });
   });
@@ -222,7 +241,7 @@ describe('ScriptedModelProvider delay and wait', () => {
     const provider = new ScriptedModelProvider({
       script: [[{ type: 'wait', until: Promise.reject(failure) }, ...reply.text('never')]],
     });
-    expect(await rejection(collect(provider.chat(request(), new AbortController().signal)))).toBe(failure);
+    await expect(collect(provider.chat(request(), new AbortController().signal))).rejects.toBe(failure);
   });
 });
 
@@ -235,9 +254,9 @@ describe('ScriptedModelProvider abort', () => {
     const stream = provider.chat(request(), controller.signal);
     await stream.next();
     const next = stream.next();
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     controller.abort();
-    expectAgentError(await rejection(next), 'REQUEST_CANCELLED');
+    await expectAgentError(next, 'REQUEST_CANCELLED');
     expect(provider.aborted).toBe(1);
   });
 
@@ -247,9 +266,9 @@ describe('ScriptedModelProvider abort', () => {
     });
     const controller = new AbortController();
     const next = provider.chat(request(), controller.signal)[Symbol.asyncIterator]().next();
-    expect(await settled(next)).toBe(false);
+    expect(await hasSettled(next)).toBe(false);
     controller.abort();
-    expectAgentError(await rejection(next), 'REQUEST_CANCELLED');
+    await expectAgentError(next, 'REQUEST_CANCELLED');
     expect(provider.aborted).toBe(1);
   });
 
@@ -259,7 +278,7 @@ describe('ScriptedModelProvider abort', () => {
     const stream = provider.chat(request(), controller.signal);
     expect((await stream.next()).value).toEqual({ type: 'text_delta', text: 'ab' });
     controller.abort();
-    expectAgentError(await rejection(stream.next()), 'REQUEST_CANCELLED');
+    await expectAgentError(stream.next(), 'REQUEST_CANCELLED');
     expect(provider.aborted).toBe(1);
     expect(await stream.next()).toEqual({ done: true, value: undefined });
   });
@@ -268,10 +287,7 @@ describe('ScriptedModelProvider abort', () => {
     const provider = new ScriptedModelProvider({ script: [reply.text('kept')] });
     const controller = new AbortController();
     controller.abort();
-    expectAgentError(
-      await rejection(collect(provider.chat(request(), controller.signal))),
-      'REQUEST_CANCELLED',
-    );
+    await expectAgentError(collect(provider.chat(request(), controller.signal)), 'REQUEST_CANCELLED');
     expect(provider.remaining).toBe(1);
     expect(provider.calls).toBe(1);
     expect(provider.aborted).toBe(1);

@@ -1,0 +1,149 @@
+/**
+ * `ConversationView`: one session's renderable conversation, kept up to date from the messages
+ * the session appends and the events it emits, and published as an `Observable<Conversation>`.
+ * A resumed session's view starts from its stored events.
+ *
+ * Cost: one state per session. A change rebuilds only what it touches — a streamed delta
+ * rebuilds its own item — and each emission copies the items array once (references only,
+ * O(items)); unchanged items, the context meter and the totals keep their identity. The meter is
+ * measured again only when the history or the usage baseline changed, never for a delta.
+ * @module
+ */
+import { BehaviorSubject, Observable } from 'rxjs';
+import type { AgentEvent, Message, SessionEvent } from '../types.js';
+import { measureContext, type ContextMeterSource } from './context-meter.js';
+import { applyMessage } from './from-messages.js';
+import { itemsFromStoredEvents } from './from-stored-events.js';
+import type { ConversationItems } from './items.js';
+import { applyEvent } from './live-reducer.js';
+import type { Conversation } from './schema.js';
+import { addResponse, NO_USAGE, type UsageTotals } from './usage-totals.js';
+
+/** What a view reads. */
+export interface ConversationSources extends ContextMeterSource {
+  /** The stored events of a resumed session; empty for a new one. */
+  stored: readonly SessionEvent[];
+  /** Every event of the session as it is emitted; completes when the session closes. */
+  events: Observable<AgentEvent>;
+}
+
+/** One session's conversation. */
+export class ConversationView {
+  /** The current conversation on subscribe, then one per change; completes when the session closes. */
+  readonly states: Observable<Conversation>;
+  readonly #items: ConversationItems;
+  readonly #meter: ContextMeterSource;
+  readonly #subject: BehaviorSubject<Conversation>;
+  #state: Conversation;
+  #turn: Conversation['turn'] = null;
+  #totals: UsageTotals = NO_USAGE;
+  #contextChanged = false;
+  #closed = false;
+  #emitting = false;
+  #pending = false;
+
+  constructor({ stored, events, ...meter }: ConversationSources) {
+    this.#meter = meter;
+    this.#items = itemsFromStoredEvents(stored);
+    this.#state = {
+      items: this.#items.snapshot(),
+      turn: null,
+      usage: NO_USAGE.usage,
+      cost: NO_USAGE.cost,
+      context: measureContext(meter, null),
+    };
+    this.#subject = new BehaviorSubject(this.#state);
+    this.states = new Observable<Conversation>((subscriber) => {
+      if (!this.#closed) return this.#subject.subscribe(subscriber);
+      // A closed session still shows its last state.
+      subscriber.next(this.#state);
+      subscriber.complete();
+      return undefined;
+    });
+    events.subscribe({ next: (event) => this.#onEvent(event), complete: () => this.#close() });
+  }
+
+  /** The conversation now. */
+  get current(): Conversation {
+    return this.#state;
+  }
+
+  /** A message joined the session's history. */
+  appended(message: Message): void {
+    applyMessage(this.#items, message);
+    this.#contextChanged = true;
+    this.#publish();
+  }
+
+  /**
+   * A turn was started; `ended` settles with its result. The turn shows until then — not only
+   * until its terminal event — because only then does the session take the next message.
+   */
+  turnStarted(turnId: string, ended: Promise<unknown>): void {
+    const turn: Conversation['turn'] = { id: turnId, status: 'running' };
+    this.#turn = turn;
+    this.#publish();
+    void ended.then(() => {
+      if (this.#turn !== turn) return;
+      this.#turn = null;
+      this.#publish();
+    });
+  }
+
+  #onEvent(event: AgentEvent): void {
+    applyEvent(this.#items, event);
+    const { payload } = event;
+    if (payload.type === 'usage') {
+      this.#totals = addResponse(this.#totals, payload.usage, payload.cost);
+      this.#contextChanged = true; // the estimate now starts from the reported count
+    } else if (payload.type === 'context_compacted') {
+      this.#contextChanged = true;
+    }
+    this.#publish();
+  }
+
+  #publish(): void {
+    const previous = this.#state;
+    const items = this.#items.snapshot();
+    const context = this.#contextChanged ? measureContext(this.#meter, previous.context) : previous.context;
+    this.#contextChanged = false;
+    const { usage, cost } = this.#totals;
+    if (
+      items === previous.items &&
+      context === previous.context &&
+      this.#turn === previous.turn &&
+      usage === previous.usage &&
+      cost === previous.cost
+    ) {
+      return;
+    }
+    this.#state = { items, turn: this.#turn, usage, cost, context };
+    this.#emit();
+  }
+
+  /**
+   * Emits the latest state. A subscriber that changes the conversation while it is being told
+   * (e.g. it cancels the turn) gets the next state after every subscriber got this one, so all
+   * see the states in the same order.
+   */
+  #emit(): void {
+    if (this.#emitting) {
+      this.#pending = true;
+      return;
+    }
+    this.#emitting = true;
+    try {
+      do {
+        this.#pending = false;
+        this.#subject.next(this.#state);
+      } while (this.#pending);
+    } finally {
+      this.#emitting = false;
+    }
+  }
+
+  #close(): void {
+    this.#closed = true;
+    this.#subject.complete();
+  }
+}

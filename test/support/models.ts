@@ -1,0 +1,34 @@
+/**
+ * Small builders of what providers take: a {@link chatModel} to serve and a {@link chatRequest}
+ * to send. No Node-only API, so the browser page bundles can import it too.
+ * @module
+ */
+import type { ChatRequest, ModelInfo } from '../../src/types.js';
+
+/** A model for a provider under test: 8,192 tokens of context, tools, no vision, streaming. */
+export function chatModel(id: string, fields: Partial<ModelInfo> = {}): ModelInfo {
+  return {
+    id,
+    displayName: id,
+    contextWindow: 8192,
+    capabilities: { toolUse: true, vision: false, streaming: true },
+    ...fields,
+  };
+}
+
+/**
+ * A `turn` request to model `m` with no system prompt and no tools, whose one message is the user
+ * saying `text`; `fields` override any of that.
+ * @example
+ * chatRequest('hi', { model: 'qwen3:8b', maxOutputTokens: 64 });
+ */
+export function chatRequest(text: string, fields: Partial<ChatRequest> = {}): ChatRequest {
+  return {
+    model: 'm',
+    systemPrompt: '',
+    messages: [{ type: 'user', content: [{ type: 'text', text }] }],
+    tools: [],
+    purpose: 'turn',
+    ...fields,
+  };
+}
