@@ -6,7 +6,7 @@
 import { EMPTY, switchMap } from 'rxjs';
 import type { IndexedDbMemoryStorage, IndexedDbSessionStorage } from 'youyou-agent';
 import { ChatController } from './agent/chat-controller.js';
-import type { Conversation } from './conversation/conversation.js';
+import type { Conversation } from 'youyou-agent';
 import { SettingsDialog } from './settings/settings-dialog.js';
 import { loadEndpointSettings, saveEndpointSettings } from './settings/settings.js';
 import { ActivityPanel } from './ui/activity-panel.js';

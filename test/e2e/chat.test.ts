@@ -21,8 +21,8 @@ describe('the demo on an OpenAI-compatible endpoint', () => {
     expect(await partial.textContent()).not.toBe(answer);
     await page.page.waitForSelector('.turn-summary');
     expect(await page.items()).toEqual([
-      { kind: 'user', id: 'm0', status: null, text: 'Say something, slowly.' },
-      { kind: 'assistant', id: 'm1', status: 'complete', text: answer },
+      { kind: 'user', id: 'message-0', status: null, text: 'Say something, slowly.' },
+      { kind: 'assistant', id: 'message-1', status: 'complete', text: answer },
     ]);
     expect(await page.page.textContent('.turn-summary')).toMatch(
       /^completed · 120 in \/ 30 out tokens · cost unknown/,
@@ -86,21 +86,21 @@ describe('the demo on an OpenAI-compatible endpoint', () => {
     await page.page.click('.composer .stop');
     await page.page.waitForSelector('.turn-summary[data-status="cancelled"]');
     expect(await page.items()).toEqual([
-      { kind: 'user', id: 'm0', status: null, text: 'Tell me something long.' },
-      { kind: 'assistant', id: 'm1', status: 'incomplete', text: 'The first half of an answer' },
+      { kind: 'user', id: 'message-0', status: null, text: 'Tell me something long.' },
+      { kind: 'assistant', id: 'message-1', status: 'incomplete', text: 'The first half of an answer' },
       {
         kind: 'notice',
-        id: 'm2',
+        id: 'message-2',
         status: null,
-        text: 'The answer above was interrupted before it was finished.',
+        text: 'The answer was interrupted before it was finished.',
       },
     ]);
     await expect.poll(() => e2e.server.turnRequests[0]?.aborted).toBe(true);
 
     await page.sendAndWait('Are you still there?');
     expect((await page.items()).slice(3)).toEqual([
-      { kind: 'user', id: 'm3', status: null, text: 'Are you still there?' },
-      { kind: 'assistant', id: 'm4', status: 'complete', text: 'Still here.' },
+      { kind: 'user', id: 'message-3', status: null, text: 'Are you still there?' },
+      { kind: 'assistant', id: 'message-4', status: 'complete', text: 'Still here.' },
     ]);
     // The next request carried the partial answer and the note that it was interrupted.
     const roles = e2e.server.turnRequests[1]!.body.messages!.map((m) => m.role);

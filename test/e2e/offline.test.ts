@@ -13,9 +13,9 @@ describe('the demo with no endpoint', () => {
     expect(await page.page.textContent('.model-badge')).toMatch(/scripted offline model/i);
     await page.sendAndWait('What is 12 * (3 + 4)?');
     expect(await page.items()).toEqual([
-      { kind: 'user', id: 'm0', status: null, text: 'What is 12 * (3 + 4)?' },
+      { kind: 'user', id: 'message-0', status: null, text: 'What is 12 * (3 + 4)?' },
       // The reasoning before the call: an assistant row with no text.
-      { kind: 'assistant', id: 'm1', status: 'complete', text: '' },
+      { kind: 'assistant', id: 'message-1', status: 'complete', text: '' },
       {
         kind: 'tool',
         id: expect.any(String),
@@ -24,7 +24,7 @@ describe('the demo with no endpoint', () => {
       },
       {
         kind: 'assistant',
-        id: 'm4',
+        id: 'message-4',
         status: 'complete',
         text: 'Here is what the tools said:\n12 * (3 + 4) = 84',
       },
@@ -33,12 +33,11 @@ describe('the demo with no endpoint', () => {
     expect(e2e.server.requests).toEqual([]);
   });
 
-  it('follows the /stepwise skill: one calculator call per step, and the skill shows as a notice', async () => {
+  it('follows the /stepwise skill: one calculator call per step, then the steps as a list', async () => {
     const page = await e2e.open({ offline: true });
     await page.sendAndWait('/stepwise (12 + 30) * 2');
     const items = await page.items();
-    expect(items.map((i) => i.kind)).toEqual(['notice', 'user', 'assistant', 'tool', 'tool', 'assistant']);
-    expect(items[0]!.text).toBe('Skill /stepwise was added to this message.');
+    expect(items.map((i) => i.kind)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
     expect(items.filter((i) => i.kind === 'tool').map((i) => i.text.split(' \u2192 ')[1])).toEqual([
       '12 + 30 = 42',
       '(12 + 30) * 2 = 84',

@@ -25,14 +25,14 @@ describe('the demo\u2019s sessions', () => {
     await page.page.waitForSelector('.turn-summary[data-status="cancelled"]');
     const live = await page.items();
     expect(live.map((i) => `${i.kind}:${i.id}:${i.status}`)).toEqual([
-      'user:m0:null',
-      'assistant:m1:complete',
-      'user:m2:null',
+      'user:message-0:null',
+      'assistant:message-1:complete',
+      'user:message-2:null',
       'tool:call_0_clock:done',
-      'assistant:m6:complete',
-      'user:m7:null',
-      'assistant:m8:incomplete',
-      'notice:m9:null',
+      'assistant:message-6:complete',
+      'user:message-7:null',
+      'assistant:message-8:incomplete',
+      'notice:message-9:null',
     ]);
     expect(live[3]!.text).toMatch(
       /^clock\(\{\n {2}"timeZone": "Asia\/Tokyo"\n\}\) \u2192 .+ \(Asia\/Tokyo\)$/,

@@ -7,8 +7,9 @@
  * page does not leave empty sessions behind.
  * @module
  */
-import { BehaviorSubject, Subject, type Observable } from 'rxjs';
+import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rxjs';
 import type {
+  Conversation,
   IndexedDbMemoryStorage,
   IndexedDbSessionStorage,
   InspectionObserver,
@@ -16,8 +17,6 @@ import type {
   Session,
   SessionSummary,
 } from 'youyou-agent';
-import { deriveConversation, type LiveConversation } from '../conversation/conversation-adapter.js';
-import type { Conversation } from '../conversation/conversation.js';
 import { emptyConversation } from '../conversation/empty-conversation.js';
 import { OFFLINE_MODEL_ID } from '../model/offline-model.js';
 import type { HookActivityPlugin } from '../parts/hook-activity-plugin.js';
@@ -60,7 +59,7 @@ export class ChatController {
   #inspect: InspectionObserver | null = null;
   #demo: DemoAgent | null = null;
   #session: Session | null = null;
-  #live: LiveConversation | null = null;
+  #shown: Subscription | null = null;
   #turn: RunningTurn | null = null;
   #queue: Promise<void> = Promise.resolve();
 
@@ -93,7 +92,6 @@ export class ChatController {
       }
       const turn = await this.#session!.sendMessage(text);
       this.#turn = turn;
-      this.#live!.beginTurn(turn, text);
       this.#patch({ phase: 'running' });
       void summarizeTurn(turn).then((summary) => {
         if (this.#turn === turn) this.#turn = null;
@@ -182,12 +180,8 @@ export class ChatController {
   }
 
   #attach(session: Session): void {
-    const model = this.#agent().models.get(session.modelId);
     this.#session = session;
-    this.#live = deriveConversation(session, {
-      contextWindow: model?.contextWindow ?? this.#settings.contextWindow,
-    });
-    this.#live.conversation.subscribe((c) => this.#conversation.next(c));
+    this.#shown = session.conversation.subscribe((c) => this.#conversation.next(c));
     this.#patch({
       sessionId: session.id,
       phase: 'ready',
@@ -203,9 +197,9 @@ export class ChatController {
     this.#patch({ phase: 'closing' });
     this.#turn?.cancel();
     await session.close();
-    this.#live?.dispose();
+    this.#shown?.unsubscribe();
     this.#session = null;
-    this.#live = null;
+    this.#shown = null;
     this.#turn = null;
     this.#sessionsChanged.next();
     this.#showEmpty();

@@ -3,7 +3,7 @@
  * meter marks.
  * @module
  */
-import type { Conversation } from './conversation.js';
+import type { Conversation } from 'youyou-agent';
 
 /**
  * The runtime's default compaction threshold for a context window W:

@@ -5,7 +5,8 @@
  * @module
  */
 import type { TurnSummary } from '../agent/turn-summary.js';
-import { itemKey, type Conversation, type ConversationItem } from '../conversation/conversation.js';
+import type { Conversation, ConversationItem } from 'youyou-agent';
+import { itemKey } from '../conversation/item-key.js';
 import { formatCost, formatCount, h } from './dom.js';
 import { assistantRow } from './items/assistant-row.js';
 import type { ItemView } from './items/item-view.js';

@@ -3,7 +3,7 @@
  * counting down; hidden when the next attempt has started producing output or the turn ended.
  * @module
  */
-import type { Conversation } from '../conversation/conversation.js';
+import type { Conversation } from 'youyou-agent';
 import type { RetryScheduled } from '../parts/hook-activity-plugin.js';
 import { h } from './dom.js';
 

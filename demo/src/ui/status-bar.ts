@@ -3,7 +3,7 @@
  * context against the model's window, with the compaction threshold marked).
  * @module
  */
-import type { Conversation } from '../conversation/conversation.js';
+import type { Conversation } from 'youyou-agent';
 import { formatCost, formatCount, h } from './dom.js';
 
 export class StatusBar {

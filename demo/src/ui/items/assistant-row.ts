@@ -3,7 +3,7 @@
  * output shows as the characters it is made of.
  * @module
  */
-import type { ConversationItem } from '../../conversation/conversation.js';
+import type { ConversationItem } from 'youyou-agent';
 import { h } from '../dom.js';
 import type { ItemView } from './item-view.js';
 

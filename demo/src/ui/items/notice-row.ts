@@ -1,5 +1,5 @@
 /** A notice: compaction, interruption, a skill added, an error. @module */
-import type { ConversationItem } from '../../conversation/conversation.js';
+import type { ConversationItem } from 'youyou-agent';
 import { h } from '../dom.js';
 import type { ItemView } from './item-view.js';
 

@@ -2,7 +2,7 @@
  * A tool call: its name, status, arguments, output (red when it is an error) and duration.
  * @module
  */
-import type { ConversationItem } from '../../conversation/conversation.js';
+import type { ConversationItem } from 'youyou-agent';
 import { h } from '../dom.js';
 import type { ItemView } from './item-view.js';
 

@@ -1,5 +1,5 @@
 /** A user message. @module */
-import type { ConversationItem } from '../../conversation/conversation.js';
+import type { ConversationItem } from 'youyou-agent';
 import { h, setChildren } from '../dom.js';
 import type { ItemView } from './item-view.js';
 
