@@ -34,6 +34,8 @@ describe('the demo on an OpenAI-compatible endpoint', () => {
     const stored = await page.storedText();
     expect(stored).toContain(answer);
     expect(stored).not.toContain(TEST_API_KEY);
+    expect(await page.page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(page.blocked).toEqual([]);
   });
 
   it('shows a tool round as a card with its arguments, output and duration', async () => {
@@ -115,6 +117,7 @@ describe('the demo on an OpenAI-compatible endpoint', () => {
     await page.send('Hello?');
     const banner = await page.page.waitForSelector('.retry-banner:not([hidden])');
     expect(await banner.textContent()).toMatch(/^Attempt 1 failed \(.*503.*\)\. Retrying in 1 s/);
+    await page.screenshot('demo-retrying');
     await page.page.waitForSelector('.turn-summary[data-status="completed"]');
     expect(await page.page.isHidden('.retry-banner')).toBe(true);
     expect((await page.items()).at(-1)).toMatchObject({ kind: 'assistant', text: 'Back again.' });

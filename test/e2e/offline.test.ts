@@ -31,6 +31,7 @@ describe('the demo with no endpoint', () => {
     ]);
     await page.screenshot('demo-offline');
     expect(e2e.server.requests).toEqual([]);
+    expect(page.blocked).toEqual([]);
   });
 
   it('follows the /stepwise skill: one calculator call per step, then the steps as a list', async () => {
@@ -67,5 +68,25 @@ describe('the demo with no endpoint', () => {
     );
     const card = (await page.items()).find((i) => i.kind === 'tool');
     expect(card?.text).toContain('Saved note 1: buy oat milk');
+  });
+
+  it('connects the inspector: it opens stately.ai, which gets the machines and not the messages', async () => {
+    const page = await e2e.open({ offline: true });
+    expect(await page.page.textContent('.inspect-toggle')).toContain('needs internet');
+    const [inspector] = await Promise.all([
+      page.context.waitForEvent('page'),
+      page.page.check('.inspect-toggle input'),
+    ]);
+    expect(inspector.url()).toBe('https://stately.ai/inspect');
+    await page.waitReady();
+    await page.sendAndWait('Hello, inspector');
+    const received = await inspector.evaluate(
+      () => (window as unknown as { received: { type: string; name?: string }[] }).received,
+    );
+    const actors = new Set(received.filter((e) => e.type === '@xstate.actor').map((e) => e.name));
+    expect([...actors]).toEqual(expect.arrayContaining(['agent', 'session', 'turn', 'streamModel']));
+    const text = JSON.stringify(received);
+    expect(text).not.toContain('Hello, inspector');
+    expect(text).not.toContain('You said');
   });
 });

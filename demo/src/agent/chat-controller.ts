@@ -86,13 +86,15 @@ export class ChatController {
   send(text: string): Promise<void> {
     return this.#serially(async () => {
       if (this.#turn) return;
-      if (!this.#session) {
+      const opened = !this.#session;
+      if (opened) {
         this.#patch({ phase: 'opening' });
         this.#attach(await this.#agent().agent.newSession());
       }
       const turn = await this.#session!.sendMessage(text);
       this.#turn = turn;
       this.#patch({ phase: 'running' });
+      if (opened) this.#sessionsChanged.next(); // the list shows the new session while it answers
       void summarizeTurn(turn).then((summary) => {
         if (this.#turn === turn) this.#turn = null;
         this.#turns.next(summary);

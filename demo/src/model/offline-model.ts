@@ -27,6 +27,9 @@ const OFFLINE_MODEL: ModelInfo = {
 
 const DEFAULT_PACE_MS = 18;
 
+/** Numbers the calls, so every call id of a page is unique. */
+let callCount = 0;
+
 export class OfflineModelProvider implements ModelProvider {
   readonly id = 'offline-demo';
   readonly models: readonly ModelInfo[] = [OFFLINE_MODEL];
@@ -43,11 +46,11 @@ export class OfflineModelProvider implements ModelProvider {
       yield { type: 'text_delta', text: word };
     }
     const calls = reply.toolCalls ?? [];
-    for (const [index, call] of calls.entries()) {
+    for (const call of calls) {
       await pause(pace, signal);
       yield {
         type: 'tool_call',
-        callId: `call_${Date.now().toString(36)}_${index}`,
+        callId: `call_${Date.now().toString(36)}_${(callCount += 1)}`,
         toolName: call.name,
         arguments: JSON.stringify(call.arguments),
       };

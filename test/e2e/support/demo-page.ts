@@ -17,21 +17,47 @@ export interface ShownItem {
 
 const SCREENSHOTS = new URL('../../../test-results/', import.meta.url);
 
+/**
+ * Stands in for the hosted Stately inspector: it says it is connected, as the real one does, and
+ * keeps what the page sends it in `window.received`.
+ */
+const INSPECTOR_STUB = `<!doctype html><title>inspector stand-in</title><script>
+window.received = [];
+addEventListener('message', (event) => window.received.push(event.data));
+opener.postMessage({ type: '@statelyai.connected' }, '*');
+</script>`;
+
 export class DemoPage {
   private constructor(
     readonly context: BrowserContext,
     readonly page: Page,
     readonly origin: string,
+    /** Requests to anywhere but 127.0.0.1, refused before they left (the inspector's page aside). */
+    readonly blocked: readonly string[],
   ) {}
 
   /** Opens the demo in a fresh context (its own IndexedDB and localStorage). */
   static async open(browser: Browser, origin: string): Promise<DemoPage> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const blocked: string[] = [];
+    // Nothing leaves the machine: the inspector's page is a stand-in, anything else is refused.
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1',
+      async (route) => {
+        const url = new URL(route.request().url());
+        if (url.origin === 'https://stately.ai' && url.pathname === '/inspect') {
+          await route.fulfill({ contentType: 'text/html', body: INSPECTOR_STUB });
+        } else {
+          blocked.push(url.href);
+          await route.abort();
+        }
+      },
+    );
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(String(error)));
     await page.goto(`${origin}/`);
-    const demo = new DemoPage(context, page, origin);
+    const demo = new DemoPage(context, page, origin, blocked);
     await demo.waitReady().catch((error: unknown) => {
       throw new Error(`the demo never became ready${errors.length ? `: ${errors.join('; ')}` : ''}`, {
         cause: error,
