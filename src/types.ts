@@ -395,6 +395,15 @@ export const AgentEventPayloadSchema = /* @__PURE__ */ (() =>
     }),
     z.strictObject({ type: z.literal('turn_cancelled') }),
     z.strictObject({ type: z.literal('error'), error: AgentErrorDataSchema, fatal: z.boolean() }),
+    // A failed attempt that will be retried: one event with the wait in it, instead of an error.
+    z.strictObject({
+      type: z.literal('retry_scheduled'),
+      /** The attempt that failed (1 for the first), as in `on_retry`. */
+      attempt: z.number().check(z.int(), z.minimum(1)),
+      /** The wait before the next attempt, in ms. */
+      delayMs: z.number().check(z.minimum(0)),
+      error: AgentErrorDataSchema,
+    }),
   ]))();
 /** What happened: a delta, a tool call, usage, compaction, or the turn's end. */
 export type AgentEventPayload = z.infer<typeof AgentEventPayloadSchema>;

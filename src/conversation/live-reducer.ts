@@ -88,6 +88,14 @@ export function applyEvent(items: ConversationItems, event: AgentEvent): void {
         text: payload.error.message,
       });
       return;
+    case 'retry_scheduled':
+      items.push({
+        kind: 'notice',
+        id: eventNoticeId(event),
+        level: 'warning',
+        text: `Retrying in ${Math.ceil(payload.delayMs / 1000)} s (attempt ${payload.attempt} failed: ${payload.error.message})`,
+      });
+      return;
     default:
       return;
   }

@@ -113,8 +113,8 @@ export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
 }
 
 export function retryScope(session: SessionScope, turn: TurnRun, random: () => number): RetryScope {
-  const { hook, report } = turnChannel(session, turn);
-  return { retry: session.services.config.retry, random, clock: session.clock, hook, report };
+  const { hook, emit } = turnChannel(session, turn);
+  return { retry: session.services.config.retry, random, clock: session.clock, hook, emit };
 }
 
 export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchScope {

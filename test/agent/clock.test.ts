@@ -136,7 +136,7 @@ describe('a manual clock as AgentConfig.clock', () => {
     expect(provider.calls).toBe(2);
     const events = await eventsOf(turn);
     expect(events.map((e) => [e.payload.type, e.timestamp])).toEqual([
-      ['error', isoAt(0)],
+      ['retry_scheduled', isoAt(0)],
       ['text_delta', isoAt(5_000)],
       ['turn_complete', isoAt(5_000)],
     ]);

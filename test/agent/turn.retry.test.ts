@@ -8,7 +8,7 @@ const overloaded = () => new AgentError('PROVIDER_ERROR', 'overloaded', { retrya
 const fast = { retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2 } };
 
 describe('retries of model requests', () => {
-  it('retries a retryable failure and succeeds, reporting each failed attempt as a non-fatal error', async () => {
+  it('retries a retryable failure and succeeds, announcing each retry with its wait (no error event)', async () => {
     const { agent, provider } = await createTestAgent({
       config: fast,
       script: [reply.error(overloaded()), reply.error(overloaded()), reply.text('finally')],
@@ -18,12 +18,11 @@ describe('retries of model requests', () => {
     const events = await eventsOf(turn);
     expect((await turn.result).status).toBe('completed');
     expect(provider.calls).toBe(3);
-    expect(types(events)).toEqual(['error', 'error', 'text_delta', 'turn_complete']);
-    expect(
-      events
-        .filter((e) => e.payload.type === 'error')
-        .every((e) => (e.payload as { fatal: boolean }).fatal === false),
-    ).toBe(true);
+    expect(types(events)).toEqual(['retry_scheduled', 'retry_scheduled', 'text_delta', 'turn_complete']);
+    expect(events.filter((e) => e.payload.type === 'retry_scheduled').map((e) => e.payload)).toEqual([
+      { type: 'retry_scheduled', attempt: 1, delayMs: expect.any(Number), error: overloaded().toJSON() },
+      { type: 'retry_scheduled', attempt: 2, delayMs: expect.any(Number), error: overloaded().toJSON() },
+    ]);
     // Only one assistant message: failed attempts leave no trace in the history.
     expect(session.messages.filter((m) => m.type === 'assistant')).toHaveLength(1);
     await agent.shutdown();

@@ -13,7 +13,7 @@ export interface ChatServerFixture {
   /** The running server; read it inside tests and hooks (it starts in `beforeAll`). */
   readonly server: ChatCompletionsServer;
   /**
-   * An `OpenAIProvider` on the server: API key `sk-test`, one model {@link chatModel}`('m')`,
+   * An `OpenAIProvider` on the server: API key `sk-test-key`, one model {@link chatModel}`('m')`,
    * unless `options` say otherwise.
    */
   provider(options?: Partial<OpenAIProviderOptions>): OpenAIProvider;
@@ -43,7 +43,7 @@ export function withChatServer(): ChatServerFixture {
     provider: (options = {}) =>
       new OpenAIProvider({
         baseURL: fixture.server.baseURL,
-        apiKey: 'sk-test',
+        apiKey: 'sk-test-key',
         models: [chatModel('m')],
         ...options,
       }),

@@ -155,12 +155,23 @@ export function streamEndedEarlyError(providerId: string): AgentError {
   );
 }
 
-/** A stream chunk that is not valid JSON → `PROVIDER_ERROR`, not retryable (a protocol fault). */
-export function malformedChunkError(providerId: string, cause: unknown): AgentError {
-  return Errors.provider(
-    `provider '${providerId}' sent a malformed stream chunk (invalid JSON): ${describeError(cause)}`,
-    { retryable: false, cause },
-  );
+/** How much of a malformed chunk its error message quotes. */
+const CHUNK_EXCERPT_LENGTH = 200;
+
+/**
+ * A stream chunk that is not valid JSON → `PROVIDER_ERROR`, not retryable (a protocol fault). The
+ * message quotes the start of `data` when given: pass it with any secret already replaced, since
+ * a quote cut short could keep the first half of one.
+ */
+export function malformedChunkError(providerId: string, data?: string, cause?: unknown): AgentError {
+  const excerpt =
+    data === undefined
+      ? ''
+      : `: ${data.length > CHUNK_EXCERPT_LENGTH ? `${data.slice(0, CHUNK_EXCERPT_LENGTH)}…` : data}`;
+  return Errors.provider(`provider '${providerId}' sent a malformed stream chunk (invalid JSON)${excerpt}`, {
+    retryable: false,
+    ...(cause !== undefined && { cause }),
+  });
 }
 
 /** Any other failure of the provider's client (e.g. missing credentials) → not retryable. */

@@ -1,17 +1,17 @@
 /**
  * The client `OpenAIProvider` creates when it is not given one: a streaming
- * `POST {baseURL}/chat/completions` over `fetch`, decoded by the `openai` package's public SSE
- * stream (`openai/core/streaming`) and failing with its public error classes
- * (`openai/core/error`). It does what the SDK client did for this call (authorization, the
- * environment defaults, the browser guard, a 10-minute limit on waiting for the response
+ * `POST {baseURL}/chat/completions` over `fetch`, decoded by {@link chunkStream} (which keeps the
+ * `[DONE]` end marker the SDK's stream hides) and failing with the `openai` package's public error
+ * classes (`openai/core/error`). It does what the SDK client did for this call (authorization,
+ * the environment defaults, the browser guard, a 10-minute limit on waiting for the response
  * headers, no retries) without bundling the SDK's client, which builds every API resource when
  * it is constructed.
  * @module
  */
 import { APIConnectionTimeoutError, APIError } from 'openai/core/error';
-import { Stream } from 'openai/core/streaming';
 import { Errors } from '../../errors.js';
 import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './chat-client.js';
+import { chunkStream } from './chunk-stream.js';
 import type { WireRequest } from './to-wire.js';
 
 /** What configures the client. */
@@ -30,18 +30,14 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 const HEADERS_TIMEOUT_MS = 10 * 60 * 1000;
 
 /**
- * The SDK logs a malformed chunk through its client's logger, or `console` without a client. A
- * stand-in with no logger makes that a no-op: the failure reaches the runtime as an `AgentError`.
- */
-const QUIET_LOGGING = {} as Parameters<typeof Stream.fromSSEResponse>[2];
-
-/**
- * Creates the client. Throws `INVALID_INPUT` when there is no API key, or when it runs in a browser
+ * Creates the client (with its `apiKey`, as the SDK's client has it). Throws `INVALID_INPUT` when there is no API key, or when it runs in a browser
  * without `dangerouslyAllowBrowser`.
  * @example
  * const client = createFetchChatClient({ baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama' });
  */
-export function createFetchChatClient(options: FetchChatClientOptions): OpenAIChatClient {
+export function createFetchChatClient(
+  options: FetchChatClientOptions,
+): OpenAIChatClient & { readonly apiKey: string } {
   const apiKey = options.apiKey ?? readEnv('OPENAI_API_KEY');
   if (apiKey === undefined) {
     throw Errors.invalidInput(
@@ -67,6 +63,8 @@ export function createFetchChatClient(options: FetchChatClientOptions): OpenAICh
   if (project) defaultHeaders['OpenAI-Project'] = project;
 
   return {
+    // Public like the SDK client's, so the provider knows which key to keep out of its errors.
+    apiKey,
     chat: {
       completions: {
         create: (body, requestOptions) =>
@@ -101,7 +99,7 @@ async function streamChat(
     clearTimeout(timer);
   }
   if (!response.ok) throw await httpError(response);
-  return Stream.fromSSEResponse(response, controller, QUIET_LOGGING);
+  return chunkStream(response, controller);
 }
 
 /** A non-2xx response as the SDK reports it: its `APIError` subclass for the status. */

@@ -10,7 +10,8 @@ import { AgentError, Errors } from '../../errors.js';
 import type { ModelProvider } from '../../ports/model-provider.js';
 import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../types.js';
 import { parseInput } from '../../validate.js';
-import type { OpenAIChatClient } from './chat-client.js';
+import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './chat-client.js';
+import { chunkStream, END_MARKER_SEEN, MalformedChunkError } from './chunk-stream.js';
 import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from './config.js';
 import {
   clientError,
@@ -21,6 +22,7 @@ import {
   streamErrorObjectError,
 } from './errors.js';
 import { createFetchChatClient } from './fetch-chat-client.js';
+import { SecretRedactor } from './redact-secrets.js';
 import { ChatStreamAssembler, type WireChunk } from './stream-assembler.js';
 import { toWireRequest, type MaxTokensField } from './to-wire.js';
 
@@ -57,16 +59,26 @@ const OpenAIProviderOptionsSchema = z.extend(OpenAIProviderConfigSchema, {
  * - Sends the system prompt and history (see `toWireMessages`), the tools as functions, and
  *   `stream_options: { include_usage: true }`; `maxOutputTokens` goes in `maxTokensField`
  *   (default `max_completion_tokens`; use `max_tokens` for servers that only know that one).
- * - Emits text and reasoning deltas as they arrive, then the whole tool calls, at most one
+ * - Emits text and reasoning deltas as they arrive (also from Mistral's array-form `content`:
+ *   `text` parts are text, `thinking` parts reasoning), then the whole tool calls, at most one
  *   `usage` (with `cost` from the server or from `ModelInfo.pricing`), and `done`.
+ * - A stream is complete once it has a finish reason, or once it ends with `data: [DONE]`: then
+ *   `done` says `tool_calls` if the response has tool calls, else `stop` (Snowflake Cortex never
+ *   sends a finish reason). A stream that ends with neither broke: a retryable error.
  * - It never retries (a `client` passed in gets `maxRetries: 0` on every request): the runtime
  *   owns retries. Failures are `PROVIDER_ERROR`s, retryable for HTTP 408/409/429/5xx, network
  *   failures and a stream that breaks before the finish reason; with `retryAfterMs` when the
  *   server sent `Retry-After` or `retry-after-ms`.
+ * - The API key and the values of `headers` (8 characters or longer) are replaced by
+ *   `[redacted]` in every error it throws, message and `cause` alike (the cause becomes a
+ *   redacted copy that keeps only plain data).
  * - Aborting `signal` ends the HTTP request at once and throws `REQUEST_CANCELLED`.
  *
  * Without a `client` it logs nothing: every failure reaches the runtime as an `AgentError`. Pass
- * your own `client` for the SDK's logging, a custom `fetch`, Azure, and the like.
+ * your own `client` for the SDK's request logging, a custom `fetch`, Azure, and the like. The
+ * provider reads that client's responses itself (through the SDK's `asResponse()`), so it sees
+ * `[DONE]` there too; a wrapper whose `create()` returns only the SDK's chunk stream hides the
+ * marker, and a stream without a finish reason then fails as broken.
  * @example
  * const provider = new OpenAIProvider({
  *   baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama', maxTokensField: 'max_tokens',
@@ -83,6 +95,7 @@ export class OpenAIProvider implements ModelProvider {
   readonly #headers: Record<string, string> | undefined;
   readonly #maxTokensField: MaxTokensField;
   readonly #pricing: ReadonlyMap<string, ModelPricing>;
+  readonly #redactor: SecretRedactor;
 
   /** Throws `INVALID_INPUT` for invalid options (or when the SDK refuses them, e.g. no API key). */
   constructor(options: OpenAIProviderOptions) {
@@ -105,14 +118,28 @@ export class OpenAIProvider implements ModelProvider {
       parsed.models.flatMap((model) => (model.pricing ? [[model.id, model.pricing] as const] : [])),
     );
     this.#client = parsed.client ?? createClient(parsed);
+    // An SDK client (and the fetch client) has its key as `apiKey`.
+    const apiKey = (this.#client as { apiKey?: unknown }).apiKey;
+    this.#redactor = new SecretRedactor([
+      typeof apiKey === 'string' ? apiKey : undefined,
+      ...Object.values(parsed.headers ?? {}),
+    ]);
   }
 
   /** Streams one response; see the class description for the events and errors. */
   async *chat(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent, void, undefined> {
-    const body = toWireRequest(request, this.#maxTokensField);
-    let stream;
     try {
-      stream = await this.#client.chat.completions.create(body, {
+      yield* this.#chat(request, signal);
+    } catch (error) {
+      throw this.#redactor.error(this.#toAgentError(error, signal));
+    }
+  }
+
+  async *#chat(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent, void, undefined> {
+    const body = toWireRequest(request, this.#maxTokensField);
+    let stream: ChatChunkStream;
+    try {
+      stream = await this.#request(body, {
         signal,
         maxRetries: 0,
         ...(this.#headers && { headers: this.#headers }),
@@ -126,6 +153,7 @@ export class OpenAIProvider implements ModelProvider {
     });
     const chunks = stream[Symbol.asyncIterator]();
     let ended = false;
+    let endMarkerSeen = false;
     try {
       for (;;) {
         let next: IteratorResult<unknown>;
@@ -137,18 +165,39 @@ export class OpenAIProvider implements ModelProvider {
           if (assembler.finishReason !== undefined && !signal.aborted && isTransportFailure(error)) break;
           throw this.#toAgentError(error, signal);
         }
-        // The SDK ends the iteration quietly when the request is aborted; we do not.
+        // A stream may end quietly when the request is aborted (the SDK's does); we do not.
         if (signal.aborted) throw Errors.requestCancelled();
-        if (next.done) break;
+        if (next.done) {
+          endMarkerSeen = next.value === END_MARKER_SEEN;
+          break;
+        }
         yield* assembler.push(next.value as WireChunk);
       }
-      const tail = assembler.finish();
+      const tail = assembler.finish(endMarkerSeen);
       ended = true;
       yield* tail;
     } finally {
       // Stopped early (consumer returned, or an error): close the HTTP request now.
       if (!ended) stream.controller.abort();
     }
+  }
+
+  /**
+   * Sends the request. An SDK client's answer is read from its raw response (`asResponse()`,
+   * which every `APIPromise` has): the SDK's own chunk stream would hide `[DONE]`.
+   */
+  async #request(
+    body: ReturnType<typeof toWireRequest>,
+    options: ChatRequestOptions,
+  ): Promise<ChatChunkStream> {
+    const pending = this.#client.chat.completions.create(body, options);
+    if (!hasRawResponse(pending)) return pending;
+    const response = await pending.asResponse();
+    // Aborting either the request's signal or the stream's controller stops reading the body.
+    const controller = new AbortController();
+    if (options.signal.aborted) controller.abort();
+    else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
+    return chunkStream(response, controller);
   }
 
   #toAgentError(error: unknown, signal: AbortSignal): AgentError {
@@ -165,7 +214,11 @@ export class OpenAIProvider implements ModelProvider {
       });
     }
     if (error instanceof OpenAIError) return clientError(this.id, error);
-    if (error instanceof SyntaxError) return malformedChunkError(this.id, error);
+    if (error instanceof MalformedChunkError) {
+      return malformedChunkError(this.id, this.#redactor.text(error.data), error);
+    }
+    // From the SDK's own stream: its message quotes a cut of the data, which may cut a secret.
+    if (error instanceof SyntaxError) return malformedChunkError(this.id);
     return connectionError(this.id, error);
   }
 }
@@ -176,6 +229,13 @@ function createClient(config: z.infer<typeof OpenAIProviderOptionsSchema>): Open
     baseURL: config.baseURL,
     dangerouslyAllowBrowser: config.dangerouslyAllowBrowser,
   });
+}
+
+/** An `openai` SDK `APIPromise`: its raw `Response` is there, the body not yet read. */
+function hasRawResponse(
+  pending: PromiseLike<ChatChunkStream>,
+): pending is PromiseLike<ChatChunkStream> & { asResponse(): Promise<Response> } {
+  return typeof (pending as { asResponse?: unknown }).asResponse === 'function';
 }
 
 /** The body could not be read as JSON: the SDK's message is `<status> <body text>`. */

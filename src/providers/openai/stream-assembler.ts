@@ -18,11 +18,16 @@ import { streamEndedEarlyError, streamErrorObjectError } from './errors.js';
 export interface WireChunk {
   choices?: readonly WireChoice[] | null;
   usage?: WireUsage | null;
+  /** Groq: the usage again, and the only usage when the request did not ask for it. */
+  x_groq?: { usage?: WireUsage | null } | null;
   /** An error reported inside the stream (OpenRouter, Groq's `event: error`). */
   error?: unknown;
 }
 
-/** One choice of a chunk; only choice 0 is read (requests never ask for `n > 1`). */
+/**
+ * One choice of a chunk; only choice 0 is read. Requests never ask for `n > 1`; a response that
+ * has more choices anyway (`n=3`) is read as its first, while its usage counts all of them.
+ */
 export interface WireChoice {
   index?: number;
   delta?: WireDelta | null;
@@ -31,7 +36,8 @@ export interface WireChoice {
 
 /** What a chunk adds to the response. */
 export interface WireDelta {
-  content?: string | null;
+  /** Text, or (Mistral's magistral models) a list of text and `thinking` parts. */
+  content?: string | readonly WireContentPart[] | null;
   /** A refusal is delivered as assistant text. */
   refusal?: string | null;
   /** DeepSeek, vLLM. */
@@ -41,6 +47,16 @@ export interface WireDelta {
   /** OpenRouter; read only when neither field above has text (it repeats `reasoning`). */
   reasoning_details?: readonly unknown[] | null;
   tool_calls?: readonly WireToolCallDelta[] | null;
+}
+
+/**
+ * One part of an array-form `content`: `{ type: 'text', text }` is answer text,
+ * `{ type: 'thinking', thinking: [{ type: 'text', text }] }` is reasoning. Other types are skipped.
+ */
+export interface WireContentPart {
+  type?: string;
+  text?: unknown;
+  thinking?: unknown;
 }
 
 /** A piece of a tool call: `id` and `name` usually once, `arguments` in many pieces. */
@@ -59,8 +75,14 @@ export interface WireUsage {
   completion_tokens_details?: { reasoning_tokens?: number | null } | null;
   /** DeepSeek's name for cached input tokens. */
   prompt_cache_hit_tokens?: number | null;
+  /** Together's (through the Hugging Face router) name for cached input tokens. */
+  cached_tokens?: number | null;
+  /** Azure AI Foundry's place for reasoning tokens. */
+  reasoning_tokens?: number | null;
   /** USD, when the server bills per request (OpenRouter). */
   cost?: number | null;
+  /** xAI's cost of the request, in ticks of 10⁻¹⁰ USD. */
+  cost_in_usd_ticks?: number | null;
 }
 
 /** Options of {@link ChatStreamAssembler}. */
@@ -87,13 +109,19 @@ const NO_EVENTS: readonly ChatEvent[] = /* @__PURE__ */ Object.freeze([]);
  * returns the whole tool calls, the usage and `done`). One instance per response.
  *
  * - Text (`content`, `refusal`) and reasoning (`reasoning_content`, else `reasoning`, else the
- *   text of `reasoning_details`) are emitted as they arrive; empty pieces are skipped.
+ *   text of `reasoning_details`) are emitted as they arrive; empty pieces are skipped. An
+ *   array-form `content` gives text for its `text` parts and reasoning for its `thinking` parts,
+ *   in their order.
  * - Tool calls are assembled by `index`, in order of first appearance. A piece that names a
  *   different `id` than the call already at its index starts a new call (Ollama sends every
  *   parallel call with index 0). Whole calls in one piece work the same way.
  * - The finish reason is sticky: the last non-null one wins (a usage chunk after it has none).
- * - At most one `usage` event, from the last usage reported, emitted just before `done`; its
- *   `cost` is the server's `usage.cost` when reported, else computed from `pricing`.
+ *   A stream that ends with `[DONE]` but never named one (Snowflake Cortex) finished normally:
+ *   `tool_calls` when it produced tool calls, else `stop`.
+ * - At most one `usage` event, from the last usage reported (servers that repeat a growing
+ *   usage on every chunk give the final count), emitted just before `done`; its `cost` is the
+ *   server's (`usage.cost`, or xAI's `cost_in_usd_ticks`) when reported, else computed from
+ *   `pricing`. See {@link toTokenUsage} for the counts.
  * - A chunk carrying an `error` object throws a `PROVIDER_ERROR` (retryable when transient).
  */
 export class ChatStreamAssembler {
@@ -119,7 +147,8 @@ export class ChatStreamAssembler {
   /** Takes one chunk; returns the deltas to emit now. Throws on an in-stream error object. */
   push(chunk: WireChunk): readonly ChatEvent[] {
     if (chunk.error) throw streamErrorObjectError(this.#providerId, chunk.error);
-    if (chunk.usage && typeof chunk.usage === 'object') this.#usage = chunk.usage;
+    const usage = objectOrUndefined(chunk.usage) ?? objectOrUndefined(chunk.x_groq?.usage);
+    if (usage) this.#usage = usage;
     if (!Array.isArray(chunk.choices)) return NO_EVENTS;
     let events: ChatEvent[] | undefined;
     for (const choice of chunk.choices as readonly WireChoice[]) {
@@ -133,6 +162,11 @@ export class ChatStreamAssembler {
       if (reasoning) (events ??= []).push({ type: 'reasoning_delta', text: reasoning });
       if (typeof delta.content === 'string' && delta.content) {
         (events ??= []).push({ type: 'text_delta', text: delta.content });
+      } else if (Array.isArray(delta.content)) {
+        for (const part of delta.content as readonly unknown[]) {
+          const event = contentPartEvent(part);
+          if (event) (events ??= []).push(event);
+        }
       }
       if (typeof delta.refusal === 'string' && delta.refusal) {
         (events ??= []).push({ type: 'text_delta', text: delta.refusal });
@@ -145,12 +179,16 @@ export class ChatStreamAssembler {
   }
 
   /**
-   * Ends the response: the tool calls, the usage (if reported) and `done`. Throws a retryable
-   * `PROVIDER_ERROR` when no finish reason arrived: the stream broke before the model finished.
+   * Ends the response: the tool calls, the usage (if reported) and `done`. `endMarkerSeen` says
+   * the stream ended with `[DONE]`. Throws a retryable `PROVIDER_ERROR` when neither a finish
+   * reason nor `[DONE]` arrived: the stream broke before the model finished.
    */
-  finish(): ChatEvent[] {
-    const finishReason = this.#finishReason;
-    if (finishReason === undefined) throw streamEndedEarlyError(this.#providerId);
+  finish(endMarkerSeen = false): ChatEvent[] {
+    let finishReason = this.#finishReason;
+    if (finishReason === undefined) {
+      if (!endMarkerSeen) throw streamEndedEarlyError(this.#providerId);
+      finishReason = this.#toolCalls.length > 0 ? 'tool_calls' : 'stop';
+    }
     const events: ChatEvent[] = this.#toolCalls.map((call) => ({
       type: 'tool_call',
       callId: call.id ?? this.#generateId(),
@@ -187,6 +225,28 @@ export class ChatStreamAssembler {
   }
 }
 
+/** A text or thinking part of an array-form `content` as its event; nothing for others or empty ones. */
+function contentPartEvent(part: unknown): ChatEvent | undefined {
+  if (typeof part !== 'object' || part === null) return undefined;
+  const { type, text, thinking } = part as WireContentPart;
+  if (type === 'text') return typeof text === 'string' && text ? { type: 'text_delta', text } : undefined;
+  if (type !== 'thinking') return undefined;
+  // The documented shape is a list of text parts; a plain string is taken too.
+  let reasoning = typeof thinking === 'string' ? thinking : '';
+  if (Array.isArray(thinking)) {
+    for (const piece of thinking as readonly unknown[]) {
+      const pieceText = (piece as WireContentPart | null)?.text;
+      if ((piece as WireContentPart | null)?.type === 'text' && typeof pieceText === 'string')
+        reasoning += pieceText;
+    }
+  }
+  return reasoning ? { type: 'reasoning_delta', text: reasoning } : undefined;
+}
+
+function objectOrUndefined(value: WireUsage | null | undefined): WireUsage | undefined {
+  return value && typeof value === 'object' ? value : undefined;
+}
+
 /** The reasoning text of a delta, from the first field that has some (never two of them). */
 function reasoningText(delta: WireDelta): string {
   if (typeof delta.reasoning_content === 'string' && delta.reasoning_content) {
@@ -207,23 +267,52 @@ function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
 }
 
-/** Server usage → `TokenUsage`; cached and reasoning counts only when the server sent them. */
+/**
+ * Server usage → `TokenUsage`; cached and reasoning counts only when the server sent them.
+ *
+ * - Cached input tokens: `prompt_tokens_details.cached_tokens`, else DeepSeek's
+ *   `prompt_cache_hit_tokens`, else a top-level `cached_tokens` (Together).
+ * - Reasoning tokens: `completion_tokens_details.reasoning_tokens`, else a top-level
+ *   `reasoning_tokens` (Azure AI Foundry).
+ * - Output tokens include the reasoning tokens. A server that counts them apart (xAI: its
+ *   `total_tokens` is prompt + completion + reasoning, and it bills the reasoning as output) gets
+ *   them added to `outputTokens`, so that the counts add up to the total and the cost is right.
+ */
 export function toTokenUsage(wire: WireUsage): TokenUsage {
   const inputTokens = count(wire.prompt_tokens) ?? 0;
-  const outputTokens = count(wire.completion_tokens) ?? 0;
+  const completionTokens = count(wire.completion_tokens) ?? 0;
+  const reasoning = count(wire.completion_tokens_details?.reasoning_tokens) ?? count(wire.reasoning_tokens);
+  const reported = count(wire.total_tokens);
+  const reasoningApart =
+    reasoning !== undefined &&
+    reasoning > 0 &&
+    reported !== inputTokens + completionTokens &&
+    reported === inputTokens + completionTokens + reasoning;
+  const outputTokens = reasoningApart ? completionTokens + reasoning : completionTokens;
   const usage: TokenUsage = {
     inputTokens,
     outputTokens,
-    totalTokens: count(wire.total_tokens) ?? inputTokens + outputTokens,
+    totalTokens: reported ?? inputTokens + outputTokens,
   };
-  const cached = count(wire.prompt_tokens_details?.cached_tokens) ?? count(wire.prompt_cache_hit_tokens);
+  const cached =
+    count(wire.prompt_tokens_details?.cached_tokens) ??
+    count(wire.prompt_cache_hit_tokens) ??
+    count(wire.cached_tokens);
   if (cached !== undefined) usage.cachedInputTokens = cached;
-  const reasoning = count(wire.completion_tokens_details?.reasoning_tokens);
   if (reasoning !== undefined) usage.reasoningTokens = reasoning;
   return usage;
 }
 
+/** xAI ticks per USD. */
+const TICKS_PER_USD = 1e10;
+
 function reportedCost(wire: WireUsage): number | undefined {
-  const cost = wire.cost;
-  return typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : undefined;
+  const cost = nonNegative(wire.cost);
+  if (cost !== undefined) return cost;
+  const ticks = nonNegative(wire.cost_in_usd_ticks);
+  return ticks === undefined ? undefined : ticks / TICKS_PER_USD;
+}
+
+function nonNegative(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }

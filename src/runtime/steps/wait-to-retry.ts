@@ -1,14 +1,14 @@
 /**
- * `waitToRetry`: before attempt n+1 — reports the failed attempt (a non-fatal `error` event),
- * asks `on_retry` (an abort stops the retries and the error surfaces), then waits: the server's
+ * `waitToRetry`: before attempt n+1 — asks `on_retry` (an abort stops the retries and the error
+ * surfaces), announces the retry (`retry_scheduled`, with the failed attempt and the wait), then waits: the server's
  * `Retry-After` when it sent one, else full jitter, never above `maxDelayMs`.
  * @module
  */
 import type { RetryInput, RetryOutput } from '../../../machines/turn.types.js';
 import type { Clock } from '../../clock.js';
 import { retryDelayMs, type RetryDelaySettings } from '../../providers/retry-policy.js';
-import type { AgentError } from '../../errors.js';
 import { sleep } from '../../timeout.js';
+import type { AgentEventPayload } from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
 
 /** What `waitToRetry` uses. */
@@ -18,7 +18,7 @@ export interface RetryScope {
   random: () => number;
   clock: Clock;
   hook: HookCaller;
-  report(error: AgentError): void;
+  emit(payload: AgentEventPayload): void;
 }
 
 /** Runs the `waitingToRetry` step; resolves `{ retry: false }` when a hook stopped the retries. */
@@ -27,10 +27,11 @@ export async function waitToRetry(
   input: RetryInput,
   signal: AbortSignal,
 ): Promise<RetryOutput> {
-  scope.report(input.error);
   const delayMs = retryDelayMs(input.attempt, scope.retry, input.error, scope.random);
   const hook = await scope.hook('on_retry', { attempt: input.attempt, delayMs, error: input.error });
+  // Stopped by the hook: the error surfaces as the turn's fatal error, and no retry is announced.
   if (hook.aborted !== null) return { retry: false };
+  scope.emit({ type: 'retry_scheduled', attempt: input.attempt, delayMs, error: input.error.toJSON() });
   await sleep(delayMs, signal, scope.clock);
   return { retry: true };
 }

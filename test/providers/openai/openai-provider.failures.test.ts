@@ -88,7 +88,7 @@ describe('HTTP errors', () => {
   it('401: not retryable, with the server message', async () => {
     errorReply(401, {
       error: {
-        message: 'Incorrect API key provided: test-key.',
+        message: 'Incorrect API key provided: sk-test-key.',
         type: 'invalid_request_error',
         code: 'invalid_api_key',
       },
@@ -96,7 +96,8 @@ describe('HTTP errors', () => {
     const e = asAgentError((await collect(chat())).error);
     expect(e.code).toBe('PROVIDER_ERROR');
     expect(e.retryable).toBe(false);
-    expect(e.message).toContain('Incorrect API key provided: test-key.');
+    // The server echoed the configured key: the message keeps its text but not the key.
+    expect(e.message).toContain('Incorrect API key provided: [redacted].');
   });
 
   it('keeps a plain-text error body as the message', async () => {

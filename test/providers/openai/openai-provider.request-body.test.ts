@@ -61,7 +61,7 @@ describe('OpenAIProvider request', () => {
     const recorded = await send(history);
     expect(recorded.method).toBe('POST');
     expect(recorded.url).toBe('/v1/chat/completions');
-    expect(recorded.headers['authorization']).toBe('Bearer sk-test');
+    expect(recorded.headers['authorization']).toBe('Bearer sk-test-key');
     expect(recorded.body).toEqual({
       model: 'gpt-test',
       stream: true,

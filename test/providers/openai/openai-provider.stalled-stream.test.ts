@@ -57,9 +57,9 @@ describe('a stalled stream over HTTP', () => {
     const result = await turn.result;
     expect(result.status).toBe('completed');
     expect(calls).toBeGreaterThanOrEqual(2);
-    const failed = events.find((e) => e.payload.type === 'error');
-    expect(failed?.payload).toMatchObject({
-      fatal: false,
+    const retried = events.find((e) => e.payload.type === 'retry_scheduled');
+    expect(retried?.payload).toMatchObject({
+      attempt: 1,
       error: {
         code: 'PROVIDER_ERROR',
         retryable: true,

@@ -13,7 +13,7 @@ function setup(random = () => 0.5) {
     random,
     clock,
     hook: journal.hook,
-    report: journal.report,
+    emit: journal.emit,
   };
   return { journal, clock, scope };
 }
@@ -34,15 +34,17 @@ function start(scope: RetryScope, attempt: number, error: AgentError, signal = l
 }
 
 describe('waitToRetry', () => {
-  it('reports the failed attempt, asks on_retry with the delay, then waits that long on the clock', async () => {
+  it('asks on_retry with the delay, announces the retry, then waits that long on the clock', async () => {
     const { journal, clock, scope } = setup();
     const error = overloaded();
     const { running, state } = start(scope, 2, error);
     await clock.timerSet();
     // Full jitter: the window after attempt 2 is 2 × 1000 ms; random 0.5 picks its middle.
     expect(clock.pending).toEqual([1_000]);
-    expect(journal.trail).toEqual(['report:PROVIDER_ERROR', 'hook:on_retry']);
-    expect(journal.reported[0]).toBe(error);
+    expect(journal.trail).toEqual(['hook:on_retry', 'emit:retry_scheduled']);
+    expect(journal.emitted).toEqual([
+      { type: 'retry_scheduled', attempt: 2, delayMs: 1_000, error: error.toJSON() },
+    ]);
     expect(journal.hookData('on_retry')).toEqual([{ attempt: 2, delayMs: 1_000, error }]);
 
     clock.advance(999);
@@ -71,7 +73,8 @@ describe('waitToRetry', () => {
       retry: false,
     });
     expect(clock.pending).toEqual([]);
-    expect(journal.trail).toEqual(['report:PROVIDER_ERROR', 'hook:on_retry']);
+    // No retry is announced: the error surfaces as the turn's fatal error instead.
+    expect(journal.trail).toEqual(['hook:on_retry']);
   });
 
   it('ends the wait at once when the turn is cancelled, clearing its timer', async () => {
