@@ -91,9 +91,7 @@ export function startDemo(
   controller.hooks
     .pipe(switchMap((hooks) => hooks?.activity ?? EMPTY))
     .subscribe((entries) => activity.update(entries));
-  controller.hooks
-    .pipe(switchMap((hooks) => hooks?.retries ?? EMPTY))
-    .subscribe((scheduled) => conversation && retry.scheduled(scheduled, conversation));
+  controller.retries.subscribe((scheduled) => conversation && retry.scheduled(scheduled, conversation));
 
   void sidebar.reload();
   composer.focus();

@@ -22,6 +22,7 @@ import { OFFLINE_MODEL_ID } from '../model/offline-model.js';
 import type { HookActivityPlugin } from '../parts/hook-activity-plugin.js';
 import type { EndpointSettings } from '../settings/settings.js';
 import { buildDemoAgent, type DemoAgent } from './build-agent.js';
+import type { RetryScheduled } from '../ui/retry-banner.js';
 import { summarizeTurn, type TurnSummary } from './turn-summary.js';
 
 /** What the header, composer and sidebar show. */
@@ -53,6 +54,7 @@ export class ChatController {
   readonly #conversation = new BehaviorSubject<Conversation>(emptyConversation(16_000));
   readonly #hooks = new BehaviorSubject<HookActivityPlugin | null>(null);
   readonly #turns = new Subject<TurnSummary>();
+  readonly #retries = new Subject<RetryScheduled>();
   readonly #sessionsChanged = new Subject<void>();
   readonly #options: ChatControllerOptions;
   #settings: EndpointSettings;
@@ -73,6 +75,8 @@ export class ChatController {
   readonly conversation: Observable<Conversation> = this.#conversation.asObservable();
   /** The plugin of the current agent (a new one after every rebuild). */
   readonly hooks: Observable<HookActivityPlugin | null> = this.#hooks.asObservable();
+  /** Each failed attempt the runtime will retry, as it is scheduled. */
+  readonly retries: Observable<RetryScheduled> = this.#retries.asObservable();
   /** Each turn of this page, once it has ended. */
   readonly turns: Observable<TurnSummary> = this.#turns.asObservable();
   /** The stored sessions changed (a turn ended, one was deleted): the list should reload. */
@@ -184,6 +188,13 @@ export class ChatController {
   #attach(session: Session): void {
     this.#session = session;
     this.#shown = session.conversation.subscribe((c) => this.#conversation.next(c));
+    this.#shown.add(
+      session.events.subscribe(({ turnId, payload }) => {
+        if (payload.type !== 'retry_scheduled') return;
+        const { attempt, delayMs, error } = payload;
+        this.#retries.next({ turnId, attempt, delayMs, message: error.message, startedAt: Date.now() });
+      }),
+    );
     this.#patch({
       sessionId: session.id,
       phase: 'ready',

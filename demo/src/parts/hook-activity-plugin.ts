@@ -4,7 +4,7 @@
  * a dynamic prompt section (the browser's language and local time).
  * @module
  */
-import { BehaviorSubject, Subject, type Observable } from 'rxjs';
+import { BehaviorSubject, type Observable } from 'rxjs';
 import {
   HOOK_EVENTS,
   type HookDataMap,
@@ -26,16 +26,6 @@ export interface HookActivity {
   summary: string;
 }
 
-/** What `on_retry` reported: the attempt that failed and the wait before the next. */
-export interface RetryScheduled {
-  turnId: string | null;
-  attempt: number;
-  delayMs: number;
-  message: string;
-  /** When the wait started (ms since the epoch, by this page's clock). */
-  startedAt: number;
-}
-
 const KEEP = 200;
 
 /** The plugin, and the activity it has recorded. */
@@ -43,14 +33,11 @@ export interface HookActivityPlugin {
   readonly plugin: Plugin;
   /** The last {@link KEEP} calls, oldest first; emits on every call. */
   readonly activity: Observable<readonly HookActivity[]>;
-  /** Each `on_retry`, as it happens. */
-  readonly retries: Observable<RetryScheduled>;
 }
 
 /** A new plugin with an empty log (one per agent). */
 export function createHookActivityPlugin(): HookActivityPlugin {
   const activity = new BehaviorSubject<readonly HookActivity[]>([]);
-  const retries = new Subject<RetryScheduled>();
   let seq = 0;
   const record = <E extends HookEvent>(payload: HookPayloadOf<E>, summary: string) => {
     seq += 1;
@@ -82,18 +69,9 @@ export function createHookActivityPlugin(): HookActivityPlugin {
       }));
       // Registered after the section above, so the log shows the sections it added.
       for (const event of HOOK_EVENTS) tapForLog(ctx, event);
-      ctx.tap('on_retry', ({ turnId, data }) => {
-        retries.next({
-          turnId,
-          attempt: data.attempt,
-          delayMs: data.delayMs,
-          message: data.error.message,
-          startedAt: Date.now(),
-        });
-      });
     },
   };
-  return { plugin, activity, retries };
+  return { plugin, activity };
 }
 
 /** One line per hook event saying what it saw. Shortened: this is a log, not a transcript. */

@@ -4,8 +4,18 @@
  * @module
  */
 import type { Conversation } from 'youyou-agent';
-import type { RetryScheduled } from '../parts/hook-activity-plugin.js';
 import { h } from './dom.js';
+
+/** A failed attempt that will be retried (the runtime's `retry_scheduled` event). */
+export interface RetryScheduled {
+  turnId: string | null;
+  /** The attempt that failed (1 for the first). */
+  attempt: number;
+  delayMs: number;
+  message: string;
+  /** When the wait started (ms since the epoch, by this page's clock). */
+  startedAt: number;
+}
 
 export class RetryBanner {
   readonly element = h('div', { class: 'retry-banner', attrs: { role: 'status', 'aria-live': 'polite' } });
