@@ -98,6 +98,7 @@ describe('the demo on an OpenAI-compatible endpoint', () => {
       },
     ]);
     await expect.poll(() => e2e.server.turnRequests[0]?.aborted).toBe(true);
+    await page.screenshot('demo-stopped');
 
     await page.sendAndWait('Are you still there?');
     expect((await page.items()).slice(3)).toEqual([

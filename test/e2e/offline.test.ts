@@ -70,6 +70,18 @@ describe('the demo with no endpoint', () => {
     expect(card?.text).toContain('Saved note 1: buy oat milk');
   });
 
+  it('remembers across sessions: the close extracts a memory into IndexedDB, the next session has it', async () => {
+    const page = await e2e.open({ offline: true });
+    await page.sendAndWait('remember that I drink green tea');
+    await page.page.click('.new-chat'); // closes the session: memory extraction runs
+    await page.waitReady();
+    await page.sendAndWait('What do you remember?');
+    expect((await page.items()).at(-1)?.text).toBe(
+      'From earlier sessions I remember:\n- The user asked to remember: that I drink green tea [demo]',
+    );
+    expect(await page.storedText()).toContain('The user asked to remember: that I drink green tea');
+  });
+
   it('connects the inspector: it opens stately.ai, which gets the machines and not the messages', async () => {
     const page = await e2e.open({ offline: true });
     expect(await page.page.textContent('.inspect-toggle')).toContain('needs internet');
