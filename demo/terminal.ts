@@ -1,7 +1,7 @@
 /**
- * `npm run demo` (terminal edition): an agent with two tools, streaming through the real
+ * `npm run demo:terminal` (terminal edition): an agent with two tools, streaming through the real
  * `openai` SDK over HTTP to a local OpenAI-compatible server, with persistence and resume.
- * Pass your own question: `npm run demo -- "What is the weather in Lyon?"`.
+ * Pass your own question: `npm run demo:terminal -- "What is the weather in Lyon?"`.
  */
 import { z } from 'zod';
 import { AgentBuilder, InMemorySessionStorage, defineTool, type AgentEvent } from '../src/index.js';

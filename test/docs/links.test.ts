@@ -39,7 +39,7 @@ describe('README.md', () => {
     expect(first?.lang).toBe('sh');
     expect(first?.line).toBeLessThanOrEqual(4);
     expect(first?.code.split('\n').map((l) => l.replace(/\s+#.*$/, ''))).toEqual([
-      'npm ci && npm run demo',
+      'npm ci && npm start',
       'npm ci && npm test',
     ]);
   });

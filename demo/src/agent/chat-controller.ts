@@ -1,0 +1,251 @@
+/**
+ * The demo's one stateful object: the current agent and session, and the operations the UI
+ * calls (send, stop, open, new chat, delete, apply settings). Operations run one at a time, in
+ * the order they were asked for, so clicks cannot race a close against a resume.
+ *
+ * Sessions open lazily: a new chat has no session until its first message, so reloading the
+ * page does not leave empty sessions behind.
+ * @module
+ */
+import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rxjs';
+import type {
+  Conversation,
+  IndexedDbMemoryStorage,
+  IndexedDbSessionStorage,
+  InspectionObserver,
+  RunningTurn,
+  Session,
+  SessionSummary,
+} from 'youyou-agent';
+import { emptyConversation } from '../conversation/empty-conversation.js';
+import { OFFLINE_MODEL_ID } from '../model/offline-model.js';
+import type { HookActivityPlugin } from '../parts/hook-activity-plugin.js';
+import type { EndpointSettings } from '../settings/settings.js';
+import { buildDemoAgent, type DemoAgent } from './build-agent.js';
+import type { RetryScheduled } from '../ui/retry-banner.js';
+import { summarizeTurn, type TurnSummary } from './turn-summary.js';
+
+/** What the header, composer and sidebar show. */
+export interface ChatState {
+  /** The open session, `null` for a new chat that has not sent anything yet. */
+  sessionId: string | null;
+  phase: 'starting' | 'ready' | 'opening' | 'running' | 'closing';
+  /** The model of the open session, else of a new one. */
+  modelId: string;
+  offline: boolean;
+  /** The last failure of an operation, for the error banner. */
+  error: string | null;
+}
+
+export interface ChatControllerOptions {
+  settings: EndpointSettings;
+  sessions: IndexedDbSessionStorage;
+  memories: IndexedDbMemoryStorage;
+}
+
+export class ChatController {
+  readonly #state = new BehaviorSubject<ChatState>({
+    sessionId: null,
+    phase: 'starting',
+    modelId: OFFLINE_MODEL_ID,
+    offline: true,
+    error: null,
+  });
+  readonly #conversation = new BehaviorSubject<Conversation>(emptyConversation(16_000));
+  readonly #hooks = new BehaviorSubject<HookActivityPlugin | null>(null);
+  readonly #turns = new Subject<TurnSummary>();
+  readonly #retries = new Subject<RetryScheduled>();
+  readonly #sessionsChanged = new Subject<void>();
+  readonly #options: ChatControllerOptions;
+  #settings: EndpointSettings;
+  #inspect: InspectionObserver | null = null;
+  #demo: DemoAgent | null = null;
+  #session: Session | null = null;
+  #shown: Subscription | null = null;
+  #turn: RunningTurn | null = null;
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(options: ChatControllerOptions) {
+    this.#options = options;
+    this.#settings = options.settings;
+    void this.#serially(() => this.#rebuild([]));
+  }
+
+  readonly state: Observable<ChatState> = this.#state.asObservable();
+  readonly conversation: Observable<Conversation> = this.#conversation.asObservable();
+  /** The plugin of the current agent (a new one after every rebuild). */
+  readonly hooks: Observable<HookActivityPlugin | null> = this.#hooks.asObservable();
+  /** Each failed attempt the runtime will retry, as it is scheduled. */
+  readonly retries: Observable<RetryScheduled> = this.#retries.asObservable();
+  /** Each turn of this page, once it has ended. */
+  readonly turns: Observable<TurnSummary> = this.#turns.asObservable();
+  /** The stored sessions changed (a turn ended, one was deleted): the list should reload. */
+  readonly sessionsChanged: Observable<void> = this.#sessionsChanged.asObservable();
+
+  get settings(): EndpointSettings {
+    return this.#settings;
+  }
+
+  /** Sends `text`, opening the session first if this is a new chat. */
+  send(text: string): Promise<void> {
+    return this.#serially(async () => {
+      if (this.#turn) return;
+      const opened = !this.#session;
+      if (opened) {
+        this.#patch({ phase: 'opening' });
+        this.#attach(await this.#agent().agent.newSession());
+      }
+      const turn = await this.#session!.sendMessage(text);
+      this.#turn = turn;
+      this.#patch({ phase: 'running' });
+      if (opened) this.#sessionsChanged.next(); // the list shows the new session while it answers
+      void summarizeTurn(turn).then((summary) => {
+        if (this.#turn === turn) this.#turn = null;
+        this.#turns.next(summary);
+        this.#sessionsChanged.next();
+        if (this.#state.value.phase === 'running') this.#patch({ phase: 'ready' });
+      });
+    });
+  }
+
+  /** Cancels the running turn: the partial answer is kept as incomplete. */
+  stop(): void {
+    this.#turn?.cancel();
+  }
+
+  /** Shows a stored session (resuming it). */
+  open(summary: Pick<SessionSummary, 'id' | 'modelId'>): Promise<void> {
+    return this.#serially(async () => {
+      if (this.#session?.id === summary.id) return;
+      await this.#closeCurrent();
+      await this.#resume(summary.id, summary.modelId);
+    });
+  }
+
+  /** Leaves the open session for a new, empty chat (no session until its first message). */
+  newChat(): Promise<void> {
+    return this.#serially(() => this.#closeCurrent());
+  }
+
+  /** Deletes the stored session `id`, closing it first when it is open. */
+  delete(id: string): Promise<void> {
+    return this.#serially(async () => {
+      if (this.#session?.id === id) await this.#closeCurrent();
+      await this.#options.sessions.deleteSession(id);
+      this.#sessionsChanged.next();
+    });
+  }
+
+  /** Rebuilds the agent with new settings, and reopens the session that was open. */
+  applySettings(settings: EndpointSettings): Promise<void> {
+    return this.#serially(async () => {
+      this.#settings = settings;
+      await this.#rebuildKeepingSession();
+    });
+  }
+
+  /** Connects `inspect` (or disconnects with `null`): the agent is rebuilt with it. */
+  setInspector(inspect: InspectionObserver | null): Promise<void> {
+    return this.#serially(async () => {
+      this.#inspect = inspect;
+      await this.#rebuildKeepingSession();
+    });
+  }
+
+  dismissError(): void {
+    this.#patch({ error: null });
+  }
+
+  async #rebuildKeepingSession(): Promise<void> {
+    const open = this.#session && { id: this.#session.id, modelId: this.#session.modelId };
+    await this.#closeCurrent();
+    await this.#rebuild([]);
+    if (open) await this.#resume(open.id, open.modelId);
+  }
+
+  /** Resumes `id`; a model this agent does not serve is added to the endpoint's first. */
+  async #resume(id: string, modelId: string): Promise<void> {
+    this.#patch({ phase: 'opening' });
+    if (modelId && !this.#agent().models.has(modelId)) await this.#rebuild([modelId]);
+    this.#attach(await this.#agent().agent.resumeSession(id));
+  }
+
+  async #rebuild(extraModels: readonly string[]): Promise<void> {
+    this.#patch({ phase: 'starting' });
+    await this.#demo?.agent.shutdown();
+    const demo = await buildDemoAgent({
+      settings: this.#settings,
+      extraModels,
+      sessions: this.#options.sessions,
+      memories: this.#options.memories,
+      inspect: this.#inspect,
+    });
+    this.#demo = demo;
+    this.#hooks.next(demo.hooks);
+    this.#showEmpty();
+  }
+
+  #attach(session: Session): void {
+    this.#session = session;
+    this.#shown = session.conversation.subscribe((c) => this.#conversation.next(c));
+    this.#shown.add(
+      session.events.subscribe(({ turnId, payload }) => {
+        if (payload.type !== 'retry_scheduled') return;
+        const { attempt, delayMs, error } = payload;
+        this.#retries.next({ turnId, attempt, delayMs, message: error.message, startedAt: Date.now() });
+      }),
+    );
+    this.#patch({
+      sessionId: session.id,
+      phase: 'ready',
+      modelId: session.modelId,
+      offline: session.modelId === OFFLINE_MODEL_ID,
+    });
+  }
+
+  /** Closes the open session (cancelling its turn): the close path runs memory extraction. */
+  async #closeCurrent(): Promise<void> {
+    const session = this.#session;
+    if (!session) return;
+    this.#patch({ phase: 'closing' });
+    this.#turn?.cancel();
+    await session.close();
+    this.#shown?.unsubscribe();
+    this.#session = null;
+    this.#shown = null;
+    this.#turn = null;
+    this.#sessionsChanged.next();
+    this.#showEmpty();
+  }
+
+  #showEmpty(): void {
+    const demo = this.#agent();
+    const model = demo.models.get(demo.defaultModel);
+    this.#conversation.next(emptyConversation(model?.contextWindow ?? this.#settings.contextWindow));
+    this.#patch({
+      sessionId: null,
+      phase: 'ready',
+      modelId: demo.defaultModel,
+      offline: demo.defaultModel === OFFLINE_MODEL_ID,
+    });
+  }
+
+  #agent(): DemoAgent {
+    if (!this.#demo) throw new Error('the agent is not built yet');
+    return this.#demo;
+  }
+
+  #patch(change: Partial<ChatState>): void {
+    this.#state.next({ ...this.#state.value, ...change });
+  }
+
+  /** Runs `operation` after the ones before it; a failure shows in the error banner. */
+  #serially(operation: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(operation).catch((error: unknown) => {
+      const phase = this.#turn ? 'running' : 'ready';
+      this.#patch({ error: error instanceof Error ? error.message : String(error), phase });
+    });
+    this.#queue = run;
+    return run;
+  }
+}

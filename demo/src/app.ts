@@ -1,0 +1,99 @@
+/**
+ * Lays out the demo and wires its views to the controller: header, sidebar, chat, composer,
+ * status bar, retry banner, plugin activity, settings.
+ * @module
+ */
+import { EMPTY, switchMap } from 'rxjs';
+import type { IndexedDbMemoryStorage, IndexedDbSessionStorage } from 'youyou-agent';
+import { ChatController } from './agent/chat-controller.js';
+import type { Conversation } from 'youyou-agent';
+import { SettingsDialog } from './settings/settings-dialog.js';
+import { loadEndpointSettings, saveEndpointSettings } from './settings/settings.js';
+import { ActivityPanel } from './ui/activity-panel.js';
+import { ChatView } from './ui/chat-view.js';
+import { Composer } from './ui/composer.js';
+import { h } from './ui/dom.js';
+import { ErrorBanner } from './ui/error-banner.js';
+import { Header } from './ui/header.js';
+import { InspectToggle } from './ui/inspect-toggle.js';
+import { RetryBanner } from './ui/retry-banner.js';
+import { Sidebar } from './ui/sidebar.js';
+import { StatusBar } from './ui/status-bar.js';
+
+export function startDemo(
+  root: HTMLElement,
+  storages: { sessions: IndexedDbSessionStorage; memories: IndexedDbMemoryStorage },
+): ChatController {
+  const controller = new ChatController({ settings: loadEndpointSettings(), ...storages });
+
+  const chat = new ChatView();
+  const composer = new Composer({
+    send: (text) => void controller.send(text),
+    stop: () => controller.stop(),
+  });
+  const status = new StatusBar();
+  const retry = new RetryBanner();
+  const activity = new ActivityPanel();
+  const errors = new ErrorBanner(() => controller.dismissError());
+  const settings = new SettingsDialog((next) => void controller.applySettings(saveEndpointSettings(next)));
+  const inspect = new InspectToggle((observer) => controller.setInspector(observer));
+  const header = new Header({
+    inspect: inspect.element,
+    openSettings: () => settings.open(controller.settings),
+  });
+  const sidebar = new Sidebar(storages.sessions, {
+    open: (summary) => void controller.open(summary),
+    delete: (summary) => void controller.delete(summary.id),
+    newChat: () => void controller.newChat(),
+  });
+
+  root.replaceChildren(
+    header.element,
+    h(
+      'div',
+      { class: 'layout' },
+      sidebar.element,
+      h(
+        'main',
+        { class: 'main' },
+        errors.element,
+        chat.element,
+        retry.element,
+        composer.element,
+        status.element,
+      ),
+      activity.element,
+    ),
+    settings.element,
+  );
+
+  let conversation: Conversation | null = null;
+  let shownSession: string | null = null;
+  controller.state.subscribe((state) => {
+    header.update(state, controller.settings.baseURL);
+    composer.update(state);
+    errors.update(state.error);
+    sidebar.setActive(state.sessionId);
+    document.body.dataset['phase'] = state.phase;
+    if (state.sessionId !== shownSession) {
+      shownSession = state.sessionId;
+      chat.clearTurnSummaries();
+    }
+  });
+  controller.conversation.subscribe((next) => {
+    conversation = next;
+    chat.show(next);
+    status.update(next);
+    retry.update(next);
+  });
+  controller.turns.subscribe((summary) => chat.addTurnSummary(summary));
+  controller.sessionsChanged.subscribe(() => void sidebar.reload());
+  controller.hooks
+    .pipe(switchMap((hooks) => hooks?.activity ?? EMPTY))
+    .subscribe((entries) => activity.update(entries));
+  controller.retries.subscribe((scheduled) => conversation && retry.scheduled(scheduled, conversation));
+
+  void sidebar.reload();
+  composer.focus();
+  return controller;
+}

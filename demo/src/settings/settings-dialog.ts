@@ -1,0 +1,78 @@
+/**
+ * The settings dialog: base URL, API key, model and context window of an OpenAI-compatible
+ * endpoint, or none for the offline model.
+ * @module
+ */
+import { h } from '../ui/dom.js';
+import type { EndpointSettings } from './settings.js';
+
+export class SettingsDialog {
+  readonly #baseURL = h('input', {
+    attrs: { name: 'baseURL', type: 'url', placeholder: 'https://api.openai.com/v1' },
+  });
+  readonly #apiKey = h('input', {
+    attrs: {
+      name: 'apiKey',
+      type: 'password',
+      autocomplete: 'off',
+      placeholder: 'sk-\u2026 (empty for servers that need none)',
+    },
+  });
+  readonly #model = h('input', { attrs: { name: 'model', placeholder: 'gpt-4o-mini' } });
+  readonly #contextWindow = h('input', {
+    attrs: { name: 'contextWindow', type: 'number', min: '1000', step: '1000' },
+  });
+  readonly element: HTMLDialogElement;
+
+  constructor(onSave: (settings: EndpointSettings) => void) {
+    const field = (label: string, input: HTMLInputElement) => h('label', {}, h('span', {}, label), input);
+    const save = h('button', { class: 'primary', attrs: { type: 'submit', value: 'save' } }, 'Save');
+    const offline = h('button', { attrs: { type: 'button' } }, 'Use the offline model');
+    const cancel = h('button', { attrs: { type: 'button' } }, 'Cancel');
+    const form = h(
+      'form',
+      { attrs: { method: 'dialog' } },
+      h('h2', {}, 'Model endpoint'),
+      h(
+        'p',
+        { class: 'hint' },
+        'Any OpenAI-compatible Chat Completions server that allows requests from this page (CORS). Leave the base URL empty for the scripted offline model.',
+      ),
+      field('Base URL', this.#baseURL),
+      field('API key', this.#apiKey),
+      field('Model', this.#model),
+      field('Context window (tokens)', this.#contextWindow),
+      h(
+        'p',
+        { class: 'hint' },
+        'Kept in this browser\u2019s localStorage only. The key is sent to the endpoint in the Authorization header and is never stored in sessions, events or memories. Visitors of a page that embeds a key can read it: use this with your own key, on your own machine.',
+      ),
+      h('div', { class: 'dialog-buttons' }, offline, cancel, save),
+    );
+    this.element = h('dialog', { class: 'settings' }, form);
+    form.addEventListener('submit', () => onSave(this.#read()));
+    offline.addEventListener('click', () => {
+      this.#baseURL.value = '';
+      this.element.close();
+      onSave(this.#read());
+    });
+    cancel.addEventListener('click', () => this.element.close());
+  }
+
+  open(settings: EndpointSettings): void {
+    this.#baseURL.value = settings.baseURL;
+    this.#apiKey.value = settings.apiKey;
+    this.#model.value = settings.model;
+    this.#contextWindow.value = String(settings.contextWindow);
+    this.element.showModal();
+  }
+
+  #read(): EndpointSettings {
+    return {
+      baseURL: this.#baseURL.value,
+      apiKey: this.#apiKey.value,
+      model: this.#model.value,
+      contextWindow: Number(this.#contextWindow.value),
+    };
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The top bar: which model answers (the offline one is labelled as scripted), the inspect
+ * toggle, and the settings button.
+ * @module
+ */
+import type { ChatState } from '../agent/chat-controller.js';
+import { h } from './dom.js';
+
+export class Header {
+  readonly #model = h('span', { class: 'model-badge' });
+  readonly element: HTMLElement;
+
+  constructor(parts: { inspect: HTMLElement; openSettings(): void }) {
+    const settings = h('button', { class: 'settings-button', attrs: { type: 'button' } }, 'Settings');
+    settings.addEventListener('click', () => parts.openSettings());
+    this.element = h(
+      'header',
+      { class: 'top-bar' },
+      h('h1', {}, 'YouYou Agent', h('small', {}, ' demo')),
+      this.#model,
+      h('span', { class: 'spacer' }),
+      parts.inspect,
+      settings,
+    );
+  }
+
+  update(state: ChatState, endpoint: string): void {
+    this.#model.dataset['offline'] = String(state.offline);
+    this.#model.textContent = state.offline
+      ? 'Scripted offline model \u2014 canned replies, no network'
+      : `Model ${state.modelId} at ${endpoint || 'api.openai.com'}`;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The demo with no endpoint set: the scripted offline model that ships with the demo answers,
+ * labelled as scripted, and calls the demo's tools.
+ */
+import { describe, expect, it } from 'vitest';
+import { useDemo } from './support/fixture.js';
+
+const e2e = useDemo();
+
+describe('the demo with no endpoint', () => {
+  it('answers with the scripted offline model, labelled as scripted, through the calculator', async () => {
+    const page = await e2e.open({ offline: true });
+    expect(await page.page.textContent('.model-badge')).toMatch(/scripted offline model/i);
+    await page.sendAndWait('What is 12 * (3 + 4)?');
+    expect(await page.items()).toEqual([
+      { kind: 'user', id: 'message-0', status: null, text: 'What is 12 * (3 + 4)?' },
+      // The reasoning before the call: an assistant row with no text.
+      { kind: 'assistant', id: 'message-1', status: 'complete', text: '' },
+      {
+        kind: 'tool',
+        id: expect.any(String),
+        status: 'done',
+        text: 'calculator({\n  "expression": "12 * (3 + 4)"\n}) \u2192 12 * (3 + 4) = 84',
+      },
+      {
+        kind: 'assistant',
+        id: 'message-4',
+        status: 'complete',
+        text: 'Here is what the tools said:\n12 * (3 + 4) = 84',
+      },
+    ]);
+    await page.screenshot('demo-offline');
+    expect(e2e.server.requests).toEqual([]);
+    expect(page.blocked).toEqual([]);
+  });
+
+  it('follows the /stepwise skill: one calculator call per step, then the steps as a list', async () => {
+    const page = await e2e.open({ offline: true });
+    await page.sendAndWait('/stepwise (12 + 30) * 2');
+    const items = await page.items();
+    expect(items.map((i) => i.kind)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
+    expect(items.filter((i) => i.kind === 'tool').map((i) => i.text.split(' \u2192 ')[1])).toEqual([
+      '12 + 30 = 42',
+      '(12 + 30) * 2 = 84',
+    ]);
+    expect(items.at(-1)!.text).toBe('1. 12 + 30 = 42\n2. (12 + 30) * 2 = 84\n\n**Result: 84**');
+  });
+
+  it('shows the demo plugin at work: its hook calls are listed as they happen', async () => {
+    const page = await e2e.open({ offline: true });
+    await page.sendAndWait('note: buy oat milk');
+    const events = await page.page.$$eval('.activity li', (rows) =>
+      rows.map((r) => (r as HTMLElement).dataset['event']),
+    );
+    expect(events).toEqual([
+      'session_start',
+      'turn_start',
+      'pre_request',
+      'post_request',
+      'before_tool_use',
+      'after_tool_use',
+      'pre_request',
+      'post_request',
+      'turn_end',
+    ]);
+    expect(await page.page.textContent('.activity li[data-event="turn_start"]')).toContain(
+      '1 dynamic prompt section',
+    );
+    const card = (await page.items()).find((i) => i.kind === 'tool');
+    expect(card?.text).toContain('Saved note 1: buy oat milk');
+  });
+
+  it('remembers across sessions: the close extracts a memory into IndexedDB, the next session has it', async () => {
+    const page = await e2e.open({ offline: true });
+    await page.sendAndWait('remember that I drink green tea');
+    await page.page.click('.new-chat'); // closes the session: memory extraction runs
+    await page.waitReady();
+    await page.sendAndWait('What do you remember?');
+    expect((await page.items()).at(-1)?.text).toBe(
+      'From earlier sessions I remember:\n- The user asked to remember: that I drink green tea [demo]',
+    );
+    expect(await page.storedText()).toContain('The user asked to remember: that I drink green tea');
+  });
+
+  it('connects the inspector: it opens stately.ai, which gets the machines and not the messages', async () => {
+    const page = await e2e.open({ offline: true });
+    expect(await page.page.textContent('.inspect-toggle')).toContain('needs internet');
+    const [inspector] = await Promise.all([
+      page.context.waitForEvent('page'),
+      page.page.check('.inspect-toggle input'),
+    ]);
+    expect(inspector.url()).toBe('https://stately.ai/inspect');
+    await page.waitReady();
+    await page.sendAndWait('Hello, inspector');
+    const received = await inspector.evaluate(
+      () => (window as unknown as { received: { type: string; name?: string }[] }).received,
+    );
+    const actors = new Set(received.filter((e) => e.type === '@xstate.actor').map((e) => e.name));
+    expect([...actors]).toEqual(expect.arrayContaining(['agent', 'session', 'turn', 'streamModel']));
+    const text = JSON.stringify(received);
+    expect(text).not.toContain('Hello, inspector');
+    expect(text).not.toContain('You said');
+  });
+});
