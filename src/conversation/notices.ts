@@ -13,6 +13,7 @@ export type NoticeItem = Extract<ConversationItem, { kind: 'notice' }>;
 /** What users read in the notices. */
 export const NoticeTexts = {
   interrupted: 'The answer was interrupted before it was finished.',
+  skill: (name: string) => `Using the skill /${name}.`,
   toolLimit: (limit: number) => `The turn stopped at its limit of ${limit} tool calls.`,
   compacted: {
     micro: 'Older tool outputs were cleared from the context to save space.',
@@ -21,10 +22,14 @@ export const NoticeTexts = {
 } as const;
 
 const TOOL_LIMIT = /limit of (\d+) tool calls/;
+/** The runtime's own skill injection (see `skillInjectionText`). */
+const SKILL = /^<skill>\n<name>([^<\n]+)<\/name>\n[\s\S]*\n<\/skill>$/;
 
-/** The notice a system message stands for, or `null` (skills, summaries, the caller's own). */
+/** The notice a system message stands for, or `null` (summaries, the caller's own). */
 export function noticeOfSystemMessage(content: string): Pick<NoticeItem, 'level' | 'text'> | null {
   if (content === INTERRUPTED_MESSAGE_NOTE) return { level: 'warning', text: NoticeTexts.interrupted };
+  const skill = SKILL.exec(content)?.[1];
+  if (skill !== undefined) return { level: 'info', text: NoticeTexts.skill(skill) };
   const limit = TOOL_LIMIT.exec(content)?.[1];
   if (limit !== undefined && content === MAX_TOOL_CALLS_NOTE(Number(limit))) {
     return { level: 'warning', text: NoticeTexts.toolLimit(Number(limit)) };

@@ -112,6 +112,7 @@ describe('items from messages', () => {
       system('an app note'),
     ]);
     expect(items.map(label)).toEqual([
+      'notice message-0 info: Using the skill /review.',
       'user message-1',
       'assistant message-2 incomplete',
       'notice message-3 warning: The answer was interrupted before it was finished.',
