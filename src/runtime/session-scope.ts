@@ -111,10 +111,16 @@ export class SessionScope {
 
   /** A hook caller for `turnId` (`null`: outside a turn) that reports handler failures. */
   hooks(turnId: string | null): HookCaller {
-    return async (event, data) => {
-      const outcome = await this.services.hooks.dispatch(event, { sessionId: this.id, turnId }, data);
-      for (const failure of outcome.failures) this.report(turnId, failure);
-      return outcome;
+    const registry = this.services.hooks;
+    const ctx = { sessionId: this.id, turnId };
+    return (event, data) => {
+      // No handler, no failures to report: the settled outcome as it is, with no await on top
+      // (two hooks per request, most often with no handler).
+      if (!registry.has(event)) return registry.dispatch(event, ctx, data);
+      return registry.dispatch(event, ctx, data).then((outcome) => {
+        for (const failure of outcome.failures) this.report(turnId, failure);
+        return outcome;
+      });
     };
   }
 
