@@ -27,10 +27,11 @@ import type { AgentServices } from './agent-services.js';
 import { TurnRun } from './turn-run.js';
 
 /** Dispatches a hook for one turn (or for none); handler failures are already reported. */
-export type HookCaller = <E extends HookEvent>(
-  event: E,
-  data: HookDataMap[E],
-) => Promise<HookDispatchOutcome<E>>;
+export interface HookCaller {
+  <E extends HookEvent>(event: E, data: HookDataMap[E]): Promise<HookDispatchOutcome<E>>;
+  /** Whether any handler is registered for `event` (without one, a dispatch changes nothing). */
+  has(event: HookEvent): boolean;
+}
 
 /** One session's parts. */
 export class SessionScope {
@@ -113,7 +114,7 @@ export class SessionScope {
   hooks(turnId: string | null): HookCaller {
     const registry = this.services.hooks;
     const ctx = { sessionId: this.id, turnId };
-    return (event, data) => {
+    const call = <E extends HookEvent>(event: E, data: HookDataMap[E]) => {
       // No handler, no failures to report: the settled outcome as it is, with no await on top
       // (two hooks per request, most often with no handler).
       if (!registry.has(event)) return registry.dispatch(event, ctx, data);
@@ -122,6 +123,7 @@ export class SessionScope {
         return outcome;
       });
     };
+    return Object.assign(call, { has: (event: HookEvent) => registry.has(event) });
   }
 
   /** Opens the side channels of a new turn (the Session machine allows one at a time). */

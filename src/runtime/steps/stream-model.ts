@@ -29,6 +29,7 @@ import type { HookCaller } from '../session-scope.js';
 import type { ResponseDraft } from '../turn-run.js';
 import { startIdleWatchdog } from '../idle-watchdog.js';
 import { readTokenUsage } from './read-token-usage.js';
+import { readsRequestOnly, requestMessages } from './request-messages.js';
 
 /** What `streamModel` uses. */
 export interface StreamScope {
@@ -55,8 +56,12 @@ export async function streamModel(
   const initial: ChatRequest = {
     model: scope.model.id,
     systemPrompt: await scope.prompt.build(input.dynamicSections),
-    // A copy: hooks and providers get the request, and nothing they do may reach the history.
-    messages: structuredClone(scope.history.messages) as Message[],
+    // Nothing a hook or the provider does to the request may reach the history: a deep copy,
+    // unless neither can write to it.
+    messages: requestMessages(
+      scope.history.messages,
+      readsRequestOnly(scope.provider) && !scope.hook.has('pre_request'),
+    ),
     tools: [...scope.tools],
     purpose: 'turn',
   };
