@@ -4,7 +4,7 @@
  * session at a time.
  * @module
  */
-import { createActor, type Actor } from 'xstate';
+import type { Actor } from 'xstate';
 import type { agentMachine } from '../machines/agent.machine.js';
 import { AgentError, Errors } from './errors.js';
 import { generateId } from './ids.js';
@@ -12,7 +12,7 @@ import { loadSessionForResume } from './persistence/resume.js';
 import type { SessionInput } from '../machines/session.machine.js';
 import type { AgentServices } from './runtime/agent-services.js';
 import { SessionScope } from './runtime/session-scope.js';
-import { asRuntimeError, provideAgentMachine } from './runtime/wire-machines.js';
+import { asRuntimeError, createAgentActor } from './runtime/wire-machines.js';
 import { Session } from './session.js';
 import { SessionConfigSchema, type SessionConfig } from './types.js';
 import { parseInput } from './validate.js';
@@ -36,20 +36,19 @@ export class Agent {
   /** @internal — use `AgentBuilder.build()`. */
   constructor(services: AgentServices) {
     this.#services = services;
-    const logic = provideAgentMachine({
-      lookup: (sessionId) => {
-        const scope = this.#sessions.get(sessionId);
-        if (!scope) throw new Error(`no open session '${sessionId}'`);
-        return scope;
+    this.actor = createAgentActor(
+      {
+        lookup: (sessionId) => {
+          const scope = this.#sessions.get(sessionId);
+          if (!scope) throw new Error(`no open session '${sessionId}'`);
+          return scope;
+        },
+        shutdownPlugins: async () => {
+          // Bounded like a hook: a plugin that never finishes must not hang agent.shutdown().
+          this.#unowned.push(...(await services.plugins.shutdown()));
+        },
+        reportUnowned: (error) => this.#unowned.push(error),
       },
-      shutdownPlugins: async () => {
-        // Bounded like a hook: a plugin that never finishes must not hang agent.shutdown().
-        this.#unowned.push(...(await services.plugins.shutdown()));
-      },
-      reportUnowned: (error) => this.#unowned.push(error),
-    });
-    this.actor = createActor(
-      logic,
       services.config.inspect ? { inspect: services.config.inspect } : {},
     ) as AgentActor;
     // An actor that errors with no error observer rethrows globally; ours never should, but a

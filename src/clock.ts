@@ -33,7 +33,17 @@ export const systemClock: Clock = {
   clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
 };
 
+// The last string made, by the millisecond it shows: events come thousands per second, and
+// `toISOString` is the costliest part of one. Keyed by the time alone, so any clock may share it.
+let cachedMs = Number.NaN;
+let cachedIso = '';
+
 /** The clock's current time as an ISO-8601 string. */
 export function isoNow(clock: Clock): string {
-  return new Date(clock.now()).toISOString();
+  const ms = clock.now();
+  if (ms !== cachedMs) {
+    cachedIso = new Date(ms).toISOString();
+    cachedMs = ms;
+  }
+  return cachedIso;
 }

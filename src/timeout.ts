@@ -17,27 +17,41 @@ export const MAX_TIMER_MS = 2_147_483_647;
  * runs, after the race is settled — so a value that rejects on that signal still reads as a
  * timeout). Rejects when `value` rejects in time. The timer is always cleared.
  */
-export async function withTimeout<T>(
+export function withTimeout<T>(
   value: PromiseLike<T>,
   ms: number,
   onTimeout?: () => void,
   clock: Clock = systemClock,
 ): Promise<T | typeof TIMED_OUT> {
-  let timer: unknown;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = clock.setTimeout(
+  // One promise and one timer, settled by whichever comes first: this runs for every tool call.
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const timer = clock.setTimeout(
       () => {
+        if (settled) return;
+        settled = true;
         resolve(TIMED_OUT);
         onTimeout?.();
       },
       Math.min(ms, MAX_TIMER_MS),
     );
+    // `Promise.resolve` adopts any thenable (a foreign one, one whose `then` throws) as a
+    // promise would, and returns a native promise as it is.
+    Promise.resolve(value).then(
+      (result) => {
+        if (settled) return;
+        settled = true;
+        clock.clearTimeout(timer);
+        resolve(result);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clock.clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([value, timedOut]);
-  } finally {
-    clock.clearTimeout(timer);
-  }
 }
 
 /** Waits `ms`, or rejects at once with the abort reason when `signal` aborts. */

@@ -5,17 +5,18 @@
  * streaming actor — no machine transition per token.
  * @module
  */
-import { Observable, ReplaySubject, Subject } from 'rxjs';
+import { Observable } from 'rxjs/internal/Observable';
 import { isoNow, systemClock, type Clock } from '../clock.js';
 import type { AgentEvent, AgentEventPayload } from '../types.js';
+import { Channel } from './channel.js';
 
 const MAX_EARLY_EVENTS = 100;
 
 /** One session's event stream. */
 export class EventHub {
   private sequence = 0;
-  private readonly live = new Subject<AgentEvent>();
-  private readonly turns = new Map<string, ReplaySubject<AgentEvent>>();
+  private readonly live = new Channel<AgentEvent>({ replay: false });
+  private readonly turns = new Map<string, Channel<AgentEvent>>();
   /**
    * Events emitted before anyone subscribed (while the session was opening, e.g. a failed memory
    * load): handed to the first subscriber, so they are not lost before the user holds a handle.
@@ -28,7 +29,7 @@ export class EventHub {
     const early = this.early;
     this.early = null;
     for (const event of early ?? []) subscriber.next(event);
-    return this.live.subscribe(subscriber);
+    return this.live.observable.subscribe(subscriber);
   });
   /** Every event as it is emitted, for the session's own views: no hand-off of early events. */
   readonly emitted: Observable<AgentEvent> = this.live.asObservable();
@@ -45,9 +46,9 @@ export class EventHub {
 
   /** Opens the replay buffer of a turn; its events are kept until the turn ends. */
   openTurn(turnId: string): Observable<AgentEvent> {
-    const subject = new ReplaySubject<AgentEvent>();
-    this.turns.set(turnId, subject);
-    return subject.asObservable();
+    const channel = new Channel<AgentEvent>({ replay: true });
+    this.turns.set(turnId, channel);
+    return channel.observable;
   }
 
   /** Whether `turnId`'s stream is open: the turn started and has not emitted its terminal event. */
@@ -61,7 +62,11 @@ export class EventHub {
    * turn's terminal event. Returns the event, or `null` when it was not published.
    */
   emit(turnId: string | null, payload: AgentEventPayload): AgentEvent | null {
-    if (turnId !== null && !this.turns.has(turnId)) return null;
+    let turn: Channel<AgentEvent> | undefined;
+    if (turnId !== null) {
+      turn = this.turns.get(turnId);
+      if (turn === undefined) return null;
+    }
     const event: AgentEvent = {
       sessionId: this.sessionId,
       turnId,
@@ -69,7 +74,7 @@ export class EventHub {
       sequence: ++this.sequence,
       payload,
     };
-    if (turnId !== null) this.turns.get(turnId)!.next(event);
+    turn?.next(event);
     if (this.opening && this.early && this.early.length < MAX_EARLY_EVENTS) this.early.push(event);
     this.live.next(event);
     return event;
@@ -77,10 +82,10 @@ export class EventHub {
 
   /** Completes a turn's stream (after its terminal event) and drops it from the hub. */
   closeTurn(turnId: string): void {
-    const subject = this.turns.get(turnId);
-    if (!subject) return;
+    const channel = this.turns.get(turnId);
+    if (!channel) return;
     this.turns.delete(turnId);
-    subject.complete();
+    channel.complete();
   }
 
   /** Completes the session stream; later emits go nowhere. */

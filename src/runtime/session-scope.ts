@@ -30,10 +30,11 @@ import type { AgentServices } from './agent-services.js';
 import { TurnRun } from './turn-run.js';
 
 /** Dispatches a hook for one turn (or for none); handler failures are already reported. */
-export type HookCaller = <E extends HookEvent>(
-  event: E,
-  data: HookDataMap[E],
-) => Promise<HookDispatchOutcome<E>>;
+export interface HookCaller {
+  <E extends HookEvent>(event: E, data: HookDataMap[E]): Promise<HookDispatchOutcome<E>>;
+  /** Whether any handler is registered for `event` (without one, a dispatch changes nothing). */
+  has(event: HookEvent): boolean;
+}
 
 /** One session's parts. */
 export class SessionScope {
@@ -120,11 +121,18 @@ export class SessionScope {
 
   /** A hook caller for `turnId` (`null`: outside a turn) that reports handler failures. */
   hooks(turnId: string | null): HookCaller {
-    return async (event, data) => {
-      const outcome = await this.services.hooks.dispatch(event, { sessionId: this.id, turnId }, data);
-      for (const failure of outcome.failures) this.report(turnId, failure);
-      return outcome;
+    const registry = this.services.hooks;
+    const ctx = { sessionId: this.id, turnId };
+    const call = <E extends HookEvent>(event: E, data: HookDataMap[E]) => {
+      // No handler, no failures to report: the settled outcome as it is, with no await on top
+      // (two hooks per request, most often with no handler).
+      if (!registry.has(event)) return registry.dispatch(event, ctx, data);
+      return registry.dispatch(event, ctx, data).then((outcome) => {
+        for (const failure of outcome.failures) this.report(turnId, failure);
+        return outcome;
+      });
     };
+    return Object.assign(call, { has: (event: HookEvent) => registry.has(event) });
   }
 
   /** Opens the side channels of a new turn (the Session machine allows one at a time). */

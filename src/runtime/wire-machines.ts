@@ -4,13 +4,18 @@
  * by id through `lookup` and hands the step only the scope it declares, so no service object
  * ever enters machine input, context or snapshots.
  *
+ * The machines are provided once per process, not once per agent (that rebuilds three machines'
+ * state trees, about a millisecond each time). An implementation finds its own agent's
+ * {@link WireOptions} through the actor system it runs in: every actor of an agent shares its
+ * root actor's system.
+ *
  * Errors are labelled here by their real source. Steps already turn every failure of foreign
  * code into the right `AgentError` (a provider's into `PROVIDER_ERROR`, a hook's into
  * `HOOK_FAILED`, storage's into `STORAGE_ERROR`); anything else escaping a step is a bug of the
  * runtime, reported as `INTERNAL_ERROR`.
  * @module
  */
-import { fromPromise } from 'xstate';
+import { createActor, fromPromise, type Actor, type ActorOptions, type ActorSystem } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
 import {
   sessionMachine,
@@ -51,16 +56,38 @@ export function asRuntimeError(error: unknown, where: string): AgentError {
   return Errors.internal(`${where} crashed: ${describeError(error)}`, error);
 }
 
+/** An actor system of any agent (xstate types the systems of its actors this way). */
+type AnyActorSystem = ActorSystem<any>;
+
+/** Each agent's wiring, by the actor system of its root actor. */
+const wirings = new WeakMap<AnyActorSystem, WireOptions>();
+
+/** The wiring of the agent whose actor system `system` is. */
+function wiringOf(system: AnyActorSystem): WireOptions {
+  const wiring = wirings.get(system);
+  if (!wiring) throw new Error('an actor runs outside any agent: no wiring for its actor system');
+  return wiring;
+}
+
+/** How an implementation finds a session's parts: through its agent's wiring. */
+const lookupIn = (system: AnyActorSystem, sessionId: string): SessionScope =>
+  wiringOf(system).lookup(sessionId);
+
 /** A turn step as a promise actor: finds its session and turn, runs, labels escaping bugs. */
 function turnStep<I extends StepInput, O>(
   name: string,
-  lookup: WireOptions['lookup'],
-  run: (session: SessionScope, turn: TurnRun, input: I, signal: AbortSignal) => Promise<O>,
+  run: (
+    session: SessionScope,
+    turn: TurnRun,
+    input: I,
+    signal: AbortSignal,
+    system: AnyActorSystem,
+  ) => Promise<O>,
 ) {
-  return fromPromise<O, I>(async ({ input, signal }) => {
+  return fromPromise<O, I>(async ({ input, signal, system }) => {
     try {
-      const session = lookup(input.sessionId);
-      return await run(session, session.turn(input.turnId), input, signal);
+      const session = lookupIn(system, input.sessionId);
+      return await run(session, session.turn(input.turnId), input, signal, system);
     } catch (error) {
       throw asRuntimeError(error, `the ${name} step`);
     }
@@ -68,41 +95,41 @@ function turnStep<I extends StepInput, O>(
 }
 
 /** The Turn machine with every step implemented. */
-function provideTurnMachine(options: WireOptions) {
-  const { lookup } = options;
-  const random = options.random ?? Math.random;
+function provideTurnMachine() {
   return turnMachine.provide({
     actors: {
-      startTurn: turnStep('startTurn', lookup, (s, t, _input: StepInput, signal) =>
+      startTurn: turnStep('startTurn', (s, t, _input: StepInput, signal) =>
         startTurn(scopes.startTurnScope(s, t), signal),
       ),
-      prepareRequest: turnStep('prepareRequest', lookup, (s, t, input) =>
+      prepareRequest: turnStep('prepareRequest', (s, t, input) =>
         prepareRequest(scopes.prepareScope(s, t), input),
       ),
-      compactContext: turnStep('compactContext', lookup, (s, t, input, signal) =>
+      compactContext: turnStep('compactContext', (s, t, input, signal) =>
         compactContext(scopes.compactScope(s, t), input, signal),
       ),
-      streamModel: turnStep('streamModel', lookup, (s, t, input, signal) =>
+      streamModel: turnStep('streamModel', (s, t, input, signal) =>
         streamModel(scopes.streamScope(s, t), input, signal),
       ),
-      waitToRetry: turnStep('waitToRetry', lookup, (s, t, input, signal) =>
-        waitToRetry(scopes.retryScope(s, t, random), input, signal),
+      waitToRetry: turnStep('waitToRetry', (s, t, input, signal, system) =>
+        waitToRetry(scopes.retryScope(s, t, wiringOf(system).random ?? Math.random), input, signal),
       ),
-      runToolBatch: turnStep('runToolBatch', lookup, (s, t, input) =>
+      runToolBatch: turnStep('runToolBatch', (s, t, input) =>
         runToolBatch(scopes.toolBatchScope(s, t), input),
       ),
-      endTurn: turnStep('endTurn', lookup, (s, t, input, signal) =>
+      endTurn: turnStep('endTurn', (s, t, input, signal) =>
         endTurn(scopes.endTurnScope(s, t), input, signal),
       ),
     },
     actions: {
-      signalToolCancel: (_, params) => lookup(params.sessionId).turn(params.turnId).toolCancel.abort(),
-      noteToolLimitReached: (_, params) => {
-        const session = lookup(params.sessionId);
+      signalToolCancel: ({ system }, params) =>
+        lookupIn(system, params.sessionId).turn(params.turnId).toolCancel.abort(),
+      noteToolLimitReached: ({ system }, params) => {
+        const session = lookupIn(system, params.sessionId);
         session.append({ type: 'system', content: MAX_TOOL_CALLS_NOTE(params.limit) });
         session.report(params.turnId, Errors.maxToolCallsExceeded(params.limit));
       },
-      emitTerminal: (_, params: TurnOutput & StepInput) => emitTerminal(lookup(params.sessionId), params),
+      emitTerminal: ({ system }, params: TurnOutput & StepInput) =>
+        emitTerminal(lookupIn(system, params.sessionId), params),
     },
   });
 }
@@ -128,50 +155,64 @@ function emitTerminal(session: SessionScope, outcome: TurnOutput & StepInput): v
 }
 
 /** The Session machine with its steps and its Turn machine implemented. */
-function provideSessionMachine(options: WireOptions) {
-  const { lookup } = options;
+function provideSessionMachine() {
   return sessionMachine.provide({
     actors: {
-      openSession: fromPromise<void, OpenSessionInput>(async ({ input }) => {
+      openSession: fromPromise<void, OpenSessionInput>(async ({ input, system }) => {
         try {
-          await openSession(scopes.openSessionScope(lookup(input.sessionId)), input);
+          await openSession(scopes.openSessionScope(lookupIn(system, input.sessionId)), input);
         } catch (error) {
           throw asRuntimeError(error, 'the openSession step');
         }
       }),
-      turn: provideTurnMachine(options),
-      closeSession: fromPromise<void, CloseSessionInput>(async ({ input, signal }) => {
+      turn: provideTurnMachine(),
+      closeSession: fromPromise<void, CloseSessionInput>(async ({ input, signal, system }) => {
         try {
-          await closeSession(scopes.closeSessionScope(lookup(input.sessionId)), input, signal);
+          await closeSession(scopes.closeSessionScope(lookupIn(system, input.sessionId)), input, signal);
         } catch (error) {
           throw asRuntimeError(error, 'the closeSession step');
         }
       }),
     },
     actions: {
-      reportSessionError: (_, params) => {
+      reportSessionError: ({ system }, params) => {
         const error = asRuntimeError(params.error, 'the session');
         try {
           // A crashed turn still ends: its result settles as failed, with this error.
-          lookup(params.sessionId).abandonTurn(error);
+          lookupIn(system, params.sessionId).abandonTurn(error);
         } catch {
-          options.reportUnowned(error);
+          wiringOf(system).reportUnowned(error);
         }
       },
-      finishSession: (_, params) => lookup(params.sessionId).finish(),
+      finishSession: ({ system }, params) => lookupIn(system, params.sessionId).finish(),
     },
   });
 }
 
-/** The Agent machine, fully implemented: the logic of the root actor. */
-export function provideAgentMachine(options: WireOptions) {
+/** The Agent machine, fully implemented: the logic of every agent's root actor. */
+function provideAgentMachine() {
   return agentMachine.provide({
     actors: {
-      session: provideSessionMachine(options),
-      shutdownPlugins: fromPromise<void, void>(() => options.shutdownPlugins()),
+      session: provideSessionMachine(),
+      shutdownPlugins: fromPromise<void, void>(({ system }) => wiringOf(system).shutdownPlugins()),
     },
     actions: {
-      reportAgentError: (_, params) => options.reportUnowned(asRuntimeError(params.error, 'a session')),
+      reportAgentError: ({ system }, params) =>
+        wiringOf(system).reportUnowned(asRuntimeError(params.error, 'a session')),
     },
   });
+}
+
+/** Provided on first use: importing the library builds no machine. */
+let agentLogic: ReturnType<typeof provideAgentMachine> | undefined;
+
+/** The root actor of an agent (not started), its steps wired to `options`. */
+export function createAgentActor(
+  options: WireOptions,
+  actorOptions: ActorOptions<ReturnType<typeof provideAgentMachine>> = {},
+): Actor<ReturnType<typeof provideAgentMachine>> {
+  agentLogic ??= provideAgentMachine();
+  const actor = createActor(agentLogic, actorOptions);
+  wirings.set(actor.system, options);
+  return actor;
 }

@@ -4,10 +4,10 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { Errors } from '../errors.js';
+import { Errors, type AgentError } from '../errors.js';
 import type { ToolExecuteInput, ToolHandler } from '../ports/tool-handler.js';
 import type { ToolOutput } from '../types.js';
-import { TIMED_OUT, withTimeout } from '../timeout.js';
+import { isThenable, TIMED_OUT, withTimeout } from '../timeout.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ToolResultTexts } from '../prompt/tool-result-texts.js';
 
@@ -19,7 +19,7 @@ const ReturnedOutputSchema = z.object({
 });
 
 /**
- * Calls `tool.execute` with a fresh `AbortSignal` that aborts (reason: `TOOL_TIMEOUT`) when
+ * Calls `tool.execute` with an `AbortSignal` that aborts (reason: `TOOL_TIMEOUT`) when
  * `timeoutMs` passes, so a cooperative tool stops. Never rejects: a throw, a timeout or a
  * malformed return becomes an output with `isError: true`.
  */
@@ -29,16 +29,34 @@ export async function executeWithTimeout(
   timeoutMs: number,
   clock: Clock = systemClock,
 ): Promise<ToolOutput> {
-  const controller = new AbortController();
+  // The signal is made when the tool first reads it (already aborted if that is after the
+  // timeout): most tools never do, and an AbortController costs more than a trivial call.
+  let controller: AbortController | undefined;
+  let timedOut: AgentError | undefined;
+  const call: ToolExecuteInput<unknown> = {
+    ...input,
+    get signal(): AbortSignal {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (timedOut !== undefined) controller.abort(timedOut);
+      }
+      return controller.signal;
+    },
+  };
   try {
-    // Through `then` so a synchronous throw in `execute` becomes a rejection like any other.
-    const running = Promise.resolve().then(() => tool.execute({ ...input, signal: controller.signal }));
-    const returned = await withTimeout(
-      running,
-      timeoutMs,
-      () => controller.abort(Errors.toolTimeout(tool.name, timeoutMs)),
-      clock,
-    );
+    const running: unknown = tool.execute(call);
+    // A value returned synchronously needs no timer: the call is already over.
+    const returned = isThenable(running)
+      ? await withTimeout(
+          running,
+          timeoutMs,
+          () => {
+            timedOut = Errors.toolTimeout(tool.name, timeoutMs);
+            controller?.abort(timedOut);
+          },
+          clock,
+        )
+      : running;
     if (returned === TIMED_OUT) return { content: ToolResultTexts.timedOut(timeoutMs), isError: true };
     return normalizeOutput(tool.name, returned);
   } catch (error) {

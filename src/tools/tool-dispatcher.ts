@@ -18,7 +18,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import type { $ZodIssue } from 'zod/v4/core';
+import { $ZodAsyncError, type $ZodIssue } from 'zod/v4/core';
 import { Errors, describeError, toAgentError } from '../errors.js';
 import type { AgentError } from '../errors.js';
 import type { HookContext, HookRegistry } from '../hooks/hook-registry.js';
@@ -78,6 +78,7 @@ export interface ToolDispatcherOptions {
 }
 
 type ArgumentsCheck = { ok: true; value: unknown } | { ok: false; problem: string };
+type ParseResult = { success: true; data: unknown } | { success: false; error: { issues: $ZodIssue[] } };
 
 /** Runs batches of tool calls against the registered tools. */
 export class ToolDispatcher {
@@ -173,7 +174,8 @@ export class ToolDispatcher {
     if (tool === undefined) problem = ToolResultTexts.unknownTool(call.toolName, this.#names);
     else if (!parsed.ok) problem = ToolResultTexts.invalidJson(call.toolName, parsed.problem);
     else {
-      const checked = await validateArguments(tool, args, ToolResultTexts.invalidArguments);
+      let checked = validateArguments(tool, args, ToolResultTexts.invalidArguments);
+      if (checked instanceof Promise) checked = await checked;
       if (checked.ok) validArgs = checked.value;
       else problem = checked.problem;
     }
@@ -189,7 +191,8 @@ export class ToolDispatcher {
       if (outcome.aborted !== null) abortReason = outcome.aborted;
       else if (outcome.data.arguments !== args) {
         args = outcome.data.arguments;
-        const checked = await validateArguments(tool, args, ToolResultTexts.invalidReplacedArguments);
+        let checked = validateArguments(tool, args, ToolResultTexts.invalidReplacedArguments);
+        if (checked instanceof Promise) checked = await checked;
         if (checked.ok) validArgs = checked.value;
         else problem = checked.problem;
       }
@@ -267,20 +270,30 @@ function skippedResult(call: ToolCallRequest, args: unknown): ToolCallResult {
   };
 }
 
-/** Validates with the tool's schema (async, so user schemas with async refinements work). */
-async function validateArguments(
+/**
+ * Validates with the tool's schema: synchronously first (no promise for the common schema), and
+ * asynchronously only for a schema zod cannot parse synchronously (an async refinement or
+ * transform). Checks that ran before zod met the async part run again in the async parse.
+ */
+function validateArguments(
   tool: ToolHandler,
   args: unknown,
   describe: (name: string, issues: readonly $ZodIssue[]) => string,
-): Promise<ArgumentsCheck> {
-  try {
-    const result = await z.safeParseAsync(tool.parameters, args);
-    return result.success
+): ArgumentsCheck | Promise<ArgumentsCheck> {
+  const checked = (result: ParseResult): ArgumentsCheck =>
+    result.success
       ? { ok: true, value: result.data }
       : { ok: false, problem: describe(tool.name, result.error.issues) };
+  const failed = (error: unknown): ArgumentsCheck => ({
+    ok: false,
+    problem: ToolResultTexts.validationFailed(tool.name, error),
+  });
+  try {
+    return checked(z.safeParse(tool.parameters, args));
   } catch (error) {
-    return { ok: false, problem: ToolResultTexts.validationFailed(tool.name, error) };
+    if (!(error instanceof $ZodAsyncError)) return failed(error);
   }
+  return z.safeParseAsync(tool.parameters, args).then(checked, failed);
 }
 
 function truncateOutput(output: ToolOutput): ToolOutput {

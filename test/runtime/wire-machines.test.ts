@@ -10,7 +10,7 @@ import { ResponseDraft } from '../../src/runtime/turn-run.js';
 import { SkillManager } from '../../src/skills/skill-manager.js';
 import { reply } from '../../src/testing/index.js';
 import type { AgentEvent, AgentEventPayload } from '../../src/types.js';
-import { createTestAgent } from '../support/agent.js';
+import { createTestAgent, testPlugin } from '../support/agent.js';
 import { eventsOf } from '../support/events.js';
 
 afterEach(() => void vi.restoreAllMocks());
@@ -119,5 +119,24 @@ describe('a turn whose machine crashes', () => {
     expect(await eventsOf(turn)).toEqual([]);
     expect(agent.unreportedErrors).toEqual([result.error]);
     await agent.shutdown();
+  });
+});
+
+describe('agents side by side', () => {
+  it('each agent’s steps reach its own sessions, provider and plugins, also when their turns interleave', async () => {
+    const seen: string[] = [];
+    const watcher = (name: string) => testPlugin(`watch-${name}`, { turn_start: () => void seen.push(name) });
+    const one = await createTestAgent({ script: [reply.text('from one')], plugins: [watcher('one')] });
+    const two = await createTestAgent({ script: [reply.text('from two')], plugins: [watcher('two')] });
+    const [a, b] = await Promise.all([one.agent.newSession(), two.agent.newSession()]);
+    const [first, second] = await Promise.all([a.sendMessage('hi one'), b.sendMessage('hi two')]);
+    const results = await Promise.all([first.result, second.result]);
+
+    expect(results.map((r) => r.status)).toEqual(['completed', 'completed']);
+    expect(a.messages.at(-1)).toMatchObject({ content: [{ text: 'from one' }] });
+    expect(b.messages.at(-1)).toMatchObject({ content: [{ text: 'from two' }] });
+    expect([one.provider.calls, two.provider.calls]).toEqual([1, 1]);
+    expect(seen.sort()).toEqual(['one', 'two']);
+    await Promise.all([one.agent.shutdown(), two.agent.shutdown()]);
   });
 });

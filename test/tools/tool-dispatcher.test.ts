@@ -207,6 +207,51 @@ describe('ToolDispatcher: one call', () => {
     expect(bad!.output.content).toContain('text');
   });
 
+  it('validates with a schema that has an async refinement: a pass runs the tool, a failure does not', async () => {
+    const known = new Set(['Paris']);
+    const ran: string[] = [];
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'looks a city up',
+      parameters: zc.object({
+        city: zc.string().refine(async (city) => known.has(city), { message: 'unknown city' }),
+      }),
+      execute: async ({ arguments: { city } }) => {
+        ran.push(city);
+        return city;
+      },
+    });
+    const { ctx } = recordingContext();
+    const [ok, bad] = await dispatcher([lookup]).runBatch(
+      [call('1', 'lookup', { city: 'Paris' }), call('2', 'lookup', { city: 'Atlantis' })],
+      ctx,
+    );
+    expect(ok).toMatchObject({ isError: false, output: { content: 'Paris' } });
+    expect(bad!.isError).toBe(true);
+    expect(bad!.output.content).toContain('city: unknown city');
+    expect(ran).toEqual(['Paris']);
+  });
+
+  it('answers a schema whose check throws with an error result, and does not execute', async () => {
+    let executed = false;
+    const brittle = defineTool({
+      name: 'brittle',
+      description: 'its schema throws',
+      parameters: zc.object({ n: zc.number() }).refine(() => {
+        throw new Error('check exploded');
+      }),
+      execute: async () => {
+        executed = true;
+        return 'ran';
+      },
+    });
+    const { ctx } = recordingContext();
+    const [result] = await dispatcher([brittle]).runBatch([call('1', 'brittle', { n: 1 })], ctx);
+    expect(executed).toBe(false);
+    expect(result!.isError).toBe(true);
+    expect(result!.output.content).toContain('check exploded');
+  });
+
   it('lists each failing path of a schema failure, names the tool, and does not execute', async () => {
     let executed = false;
     const tool = defineTool({
@@ -333,6 +378,36 @@ describe('ToolDispatcher: one call', () => {
     expect(seenSignal?.aborted).toBe(true);
     expect(seenSignal?.reason).toMatchObject({ code: 'TOOL_TIMEOUT' });
     expect(events.at(-1)).toMatchObject({ type: 'tool_call_end', success: false });
+  });
+
+  it('hands a tool that reads its signal only after the timeout an aborted one, the same on every read', async () => {
+    let input: { signal: AbortSignal } | undefined;
+    const late = noArgsTool('late', (received) => {
+      input = received;
+      return new Promise<string>(() => {});
+    });
+    const { ctx } = recordingContext();
+    const [result] = await dispatcher([late], { timeoutMs: 20 }).runBatch([call('1', 'late')], ctx);
+    expect(result!.output.content).toBe('Tool timed out after 20ms');
+    const signal = input!.signal;
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toMatchObject({ code: 'TOOL_TIMEOUT' });
+    expect(input!.signal).toBe(signal);
+  });
+
+  it('runs a tool that returns synchronously (a string, or a throw) like an async one', async () => {
+    const sync = noArgsTool('sync', (() => 'right away') as unknown as ToolHandler['execute']);
+    const throws = noArgsTool('throws', () => {
+      throw new Error('at once');
+    });
+    const { ctx } = recordingContext();
+    const [ok, failed] = await dispatcher([sync, throws]).runBatch(
+      [call('1', 'sync'), call('2', 'throws')],
+      ctx,
+    );
+    expect(ok).toMatchObject({ isError: false, output: { content: 'right away' } });
+    expect(failed).toMatchObject({ isError: true });
+    expect(failed!.output.content).toContain('at once');
   });
 
   it('times out a tool that ignores its signal too', async () => {

@@ -7,7 +7,6 @@
  * output was already streamed: a response that showed output is never retried silently.
  * @module
  */
-import * as z from 'zod/mini';
 import type { StreamInput, StreamOutput } from '../../../machines/turn.types.js';
 import type { Clock } from '../../clock.js';
 import { AgentError, Errors, toAgentError } from '../../errors.js';
@@ -16,20 +15,21 @@ import type { ModelProvider } from '../../ports/model-provider.js';
 import { responseCost } from '../../providers/cost.js';
 import type { TurnPrompt } from '../../prompt/session-prompt.js';
 import { toolCallArguments } from '../../tools/parse-arguments.js';
-import {
-  TokenUsageSchema,
-  type AgentEventPayload,
-  type ChatEvent,
-  type ChatRequest,
-  type Message,
-  type ModelInfo,
-  type TokenUsage,
-  type ToolCallRequest,
-  type ToolSpec,
+import type {
+  AgentEventPayload,
+  ChatEvent,
+  ChatRequest,
+  Message,
+  ModelInfo,
+  TokenUsage,
+  ToolCallRequest,
+  ToolSpec,
 } from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
 import type { ResponseDraft } from '../turn-run.js';
 import { startIdleWatchdog } from '../idle-watchdog.js';
+import { readTokenUsage } from './read-token-usage.js';
+import { readsRequestOnly, requestMessages } from './request-messages.js';
 
 /** What `streamModel` uses. */
 export interface StreamScope {
@@ -58,8 +58,12 @@ export async function streamModel(
   const initial: ChatRequest = {
     model: scope.model.id,
     systemPrompt: await scope.prompt.build(input.dynamicSections),
-    // A copy: hooks and providers get the request, and nothing they do may reach the history.
-    messages: structuredClone(scope.history.messages) as Message[],
+    // Nothing a hook or the provider does to the request may reach the history: a deep copy,
+    // unless neither can write to it.
+    messages: requestMessages(
+      scope.history.messages,
+      readsRequestOnly(scope.provider) && !scope.hook.has('pre_request'),
+    ),
     tools: [...scope.tools],
     purpose: 'turn',
   };
@@ -122,9 +126,9 @@ export async function streamModel(
           });
           break;
         case 'usage': {
-          const parsed = z.safeParse(TokenUsageSchema, event.usage);
-          if (!parsed.success) throw invalidEvent(scope.provider, event);
-          usage = parsed.data;
+          const read = readTokenUsage(event.usage);
+          if (read === null) throw invalidEvent(scope.provider, event);
+          usage = read;
           cost = typeof event.cost === 'number' ? event.cost : undefined;
           break;
         }

@@ -6,6 +6,7 @@
  */
 import { HookRegistry } from '../../../src/hooks/hook-registry.js';
 import type { AgentError } from '../../../src/errors.js';
+import type { HookDataMap } from '../../../src/ports/plugin.js';
 import type { HookCaller } from '../../../src/runtime/session-scope.js';
 import type {
   AgentEventPayload,
@@ -43,10 +44,13 @@ export class Journal {
   /** Records something else the step did (a drain, an extraction…). */
   readonly note = (what: string): void => void this.entries.push({ kind: 'note', what });
 
-  readonly hook: HookCaller = async (event, data) => {
-    this.entries.push({ kind: 'hook', event, data });
-    return this.hooks.dispatch(event, IDS, data);
-  };
+  readonly hook: HookCaller = Object.assign(
+    async <E extends HookEvent>(event: E, data: HookDataMap[E]) => {
+      this.entries.push({ kind: 'hook', event, data });
+      return this.hooks.dispatch(event, IDS, data);
+    },
+    { has: (event: HookEvent) => this.hooks.has(event) },
+  );
 
   /** One short label per entry, e.g. `hook:turn_start`, `append:user`, `emit:usage`, `report:COMPACT_ERROR`. */
   get trail(): string[] {
