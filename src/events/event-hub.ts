@@ -32,7 +32,7 @@ export class EventHub {
     return this.live.observable.subscribe(subscriber);
   });
   /** Every event as it is emitted, for the session's own views: no hand-off of early events. */
-  readonly emitted: Observable<AgentEvent> = this.live.asObservable();
+  readonly emitted: Observable<AgentEvent> = this.live.observable;
 
   constructor(
     private readonly sessionId: string,

@@ -38,7 +38,9 @@ describe('the demo with no endpoint', () => {
     const page = await e2e.open({ offline: true });
     await page.sendAndWait('/stepwise (12 + 30) * 2');
     const items = await page.items();
-    expect(items.map((i) => i.kind)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
+    // The skill shows as a notice before the message that invoked it.
+    expect(items.map((i) => i.kind)).toEqual(['notice', 'user', 'assistant', 'tool', 'tool', 'assistant']);
+    expect(items[0]!.text).toContain('/stepwise');
     expect(items.filter((i) => i.kind === 'tool').map((i) => i.text.split(' \u2192 ')[1])).toEqual([
       '12 + 30 = 42',
       '(12 + 30) * 2 = 84',
