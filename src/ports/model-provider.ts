@@ -19,3 +19,10 @@ export interface ModelProvider {
   /** Streams one model response. */
   chat(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatEvent>;
 }
+
+/**
+ * Set to `true` on a provider whose `chat` never writes to its request or to anything it
+ * holds, and never hands them to code that might. The runtime then skips the per-request copy
+ * of the history. A registered symbol, so a provider can carry it without importing the runtime.
+ */
+export const READS_REQUEST_ONLY: unique symbol = Symbol.for('youyou-agent.readsRequestOnly');

@@ -7,7 +7,7 @@
  */
 import { Errors } from '../errors.js';
 import { generateId } from '../ids.js';
-import type { ModelProvider } from '../ports/model-provider.js';
+import { READS_REQUEST_ONLY, type ModelProvider } from '../ports/model-provider.js';
 import { sleep } from '../timeout.js';
 import type { ChatEvent, ChatRequest, ModelInfo, TokenUsage } from '../types.js';
 
@@ -124,6 +124,8 @@ export class UnscriptedModelCallError extends Error {
  * provider.requests[1]?.messages; // what the model saw on the second call
  */
 export class ScriptedModelProvider implements ModelProvider {
+  /** It only reads its requests (it copies what it keeps): no per-request copy of the history. */
+  readonly [READS_REQUEST_ONLY] = true;
   /** Provider id (default `'scripted'`). */
   readonly id: string;
   /** Models served (default `[SCRIPTED_MODEL]`). */

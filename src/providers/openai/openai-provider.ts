@@ -7,7 +7,7 @@
 import { APIConnectionError, APIError, APIUserAbortError, OpenAIError } from 'openai/core/error';
 import * as z from 'zod/mini';
 import { AgentError, Errors } from '../../errors.js';
-import type { ModelProvider } from '../../ports/model-provider.js';
+import { READS_REQUEST_ONLY, type ModelProvider } from '../../ports/model-provider.js';
 import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../types.js';
 import { parseInput } from '../../validate.js';
 import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './chat-client.js';
@@ -87,6 +87,8 @@ const OpenAIProviderOptionsSchema = z.extend(OpenAIProviderConfigSchema, {
  * });
  */
 export class OpenAIProvider implements ModelProvider {
+  /** It only reads its requests (it copies what it keeps): no per-request copy of the history. */
+  readonly [READS_REQUEST_ONLY] = true;
   /** @inheritDoc */
   readonly id: string;
   /** @inheritDoc */

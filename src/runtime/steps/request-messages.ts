@@ -10,16 +10,10 @@
  * the contract allows, would then throw.
  * @module
  */
-import type { ModelProvider } from '../../ports/model-provider.js';
-import type { Message } from '../../types.js';
+import { READS_REQUEST_ONLY, type ModelProvider } from '../../ports/model-provider.js';
 
-/**
- * Set to `true` on a provider whose `chat` never writes to its request or to anything it
- * holds, and never hands them to code that might. The runtime then skips the per-request copy
- * of the history.
- * A registered symbol, so a provider can carry it without importing the runtime.
- */
-export const READS_REQUEST_ONLY: unique symbol = Symbol.for('youyou-agent.readsRequestOnly');
+export { READS_REQUEST_ONLY };
+import type { Message } from '../../types.js';
 
 /** Whether `provider` declares that it only reads its request. */
 export function readsRequestOnly(provider: ModelProvider): boolean {
