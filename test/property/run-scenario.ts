@@ -1,0 +1,254 @@
+/**
+ * Plays a {@link Scenario} against real agents through the public API — sends, interrupts at the
+ * planned moment, a second send while busy, close, shutdown, resume in the same or a new agent —
+ * and checks every invariant on each `Session` object it used and on each agent it built.
+ * @module
+ */
+import { lastValueFrom, toArray } from 'rxjs';
+import { AgentError, type Agent, type RunningTurn, type Session } from '../../src/index.js';
+import { checkHistory, checkResumed, checkSession, isTerminal, type SessionRecord } from './invariants.js';
+import { predictTurn } from './oracle.js';
+import { COUNTED_EVENT_TYPES, type CountedEventType, type Scenario, type TurnPlan } from './scenario.js';
+import { World, type LiveTurn } from './world.js';
+
+/** What one run checked. */
+export interface RunStats {
+  turns: number;
+  events: number;
+  /** Turns per status. */
+  outcomes: Record<'completed' | 'cancelled' | 'failed', number>;
+  /** Interrupts whose moment came (a planned one may never come). */
+  interrupts: number;
+  /** Turns whose end was also checked against their script. */
+  predicted: number;
+}
+
+const COUNTED: ReadonlySet<string> = new Set(COUNTED_EVENT_TYPES);
+
+/** Runs `scenario` and checks it; throws on the first broken invariant. */
+export async function runScenario(scenario: Scenario): Promise<RunStats> {
+  const driver = new Driver(new World(scenario));
+  try {
+    return await driver.run();
+  } finally {
+    await driver.dispose();
+  }
+}
+
+class Driver {
+  readonly stats: RunStats = {
+    turns: 0,
+    events: 0,
+    outcomes: { completed: 0, cancelled: 0, failed: 0 },
+    interrupts: 0,
+    predicted: 0,
+  };
+  /** Checks that settle later (a refused second send). */
+  readonly #later: Promise<void>[] = [];
+  #agent!: Agent;
+  #record!: SessionRecord;
+  /** The sequence of the latest event of the current Session object. */
+  #lastSequence = 0;
+
+  constructor(readonly world: World) {}
+
+  async run(): Promise<RunStats> {
+    this.#agent = await this.world.build();
+    this.#record = this.#track(await this.#agent.newSession());
+    for (const step of this.world.scenario.steps) {
+      if (step.kind === 'turn') await this.#turn(step.plan);
+      else await this.#reopen(step.newAgent);
+    }
+    await this.#finish();
+    return this.stats;
+  }
+
+  /** Follows a Session object's events; marks each turn ended at its terminal event. */
+  #track(session: Session): SessionRecord {
+    const record: SessionRecord = { session, events: [], completed: false, turns: [] };
+    this.#lastSequence = 0;
+    session.events.subscribe({
+      next: (event) => {
+        record.events.push(event);
+        this.#lastSequence = Math.max(this.#lastSequence, event.sequence);
+        if (event.turnId !== null && isTerminal(event)) this.world.ended.add(event.turnId);
+      },
+      complete: () => (record.completed = true),
+    });
+    return record;
+  }
+
+  async #turn(plan: TurnPlan): Promise<void> {
+    if (this.#record.completed) await this.#reopen(false);
+    const { world } = this;
+    const { session } = this.#record;
+    const agent = this.#agent;
+    const { maxRetries, maxToolCallsPerTurn } = world.scenario;
+    const prediction = predictTurn(plan, { maxRetries, maxToolCallsPerTurn }, world.hookCursor());
+    const live: LiveTurn = {
+      id: null,
+      responses: [...plan.responses],
+      callIds: [],
+      requests: 0,
+      armed: null,
+    };
+    world.current = live;
+
+    let turn: RunningTurn | null = null;
+    let deferred: (() => void) | null = null;
+    const ending: Promise<void>[] = [];
+    const before = session.messages.length;
+    let cancelledAt: { events: number; requests: number } | null = null;
+    let acted!: () => void;
+    // Once the moment came, the harness waits for the act (it may run a macrotask later).
+    const done = new Promise<void>((resolve) => (acted = resolve));
+    const { interrupt } = plan;
+    if (interrupt) {
+      const act = () => {
+        if (plan.busySend === 'at_interrupt' && !world.ended.has(turn!.id))
+          this.#expectRefused(session, 'TURN_BUSY');
+        if (interrupt.action === 'cancel') {
+          cancelledAt ??= { events: this.#lastSequence, requests: live.requests };
+          turn!.cancel();
+        } else if (interrupt.action === 'close') ending.push(session.close());
+        else ending.push(agent.shutdown());
+        acted();
+      };
+      // A moment inside sendMessage (a turn_start hook) comes before the user holds the turn.
+      live.armed = { interrupt, fired: false, fire: () => (turn ? act() : (deferred = act)) };
+    }
+
+    const sending = session.sendMessage(plan.text);
+    if (plan.busySend === 'right_away') this.#expectRefused(session, 'TURN_BUSY');
+    turn = await sending;
+    live.id = turn.id;
+    (deferred as (() => void) | null)?.();
+
+    const counts = new Map<CountedEventType, number>();
+    const subscription = turn.events.subscribe((event) => {
+      // turn.events hears an event before session.events does.
+      this.#lastSequence = Math.max(this.#lastSequence, event.sequence);
+      const { type } = event.payload;
+      if (!COUNTED.has(type) || isTerminal(event)) return;
+      const n = (counts.get(type as CountedEventType) ?? 0) + 1;
+      counts.set(type as CountedEventType, n);
+      world.trip({ kind: 'event', type: type as CountedEventType, n });
+    });
+    if (interrupt?.at.kind === 'immediately') world.trip({ kind: 'immediately' });
+
+    const result = await turn.result;
+    if (live.armed?.fired) await done;
+    await Promise.all(ending);
+    subscription.unsubscribe();
+    const replay = await lastValueFrom(turn.events.pipe(toArray()));
+    // A close waits for the turn, so the plan still says how it ends; a cancel or shutdown does
+    // not, nor a hook trigger (the held hook does something else than planned).
+    const interrupted =
+      live.armed?.fired === true && (interrupt?.action !== 'close' || interrupt.at.kind === 'hook');
+    this.#record.turns.push({
+      turn,
+      result,
+      replay,
+      prediction: interrupted ? null : prediction,
+      requests: live.requests,
+      messages: session.messages.slice(before),
+      cancelledAt,
+    });
+    this.stats.turns += 1;
+    this.stats.outcomes[result.status] += 1;
+    if (live.armed?.fired) this.stats.interrupts += 1;
+    if (!interrupted) this.stats.predicted += 1;
+  }
+
+  /** A second `sendMessage` must be refused with `code`. */
+  #expectRefused(session: Session, code: 'TURN_BUSY' | 'SESSION_CLOSED'): void {
+    this.#later.push(
+      session.sendMessage('a second message').then(
+        () => void this.world.violations.push(`a sendMessage that should fail with ${code} started a turn`),
+        (error: unknown) => {
+          const got = AgentError.isInstance(error) ? error.code : String(error);
+          if (got !== code) this.world.violations.push(`sendMessage failed with ${got}, expected ${code}`);
+        },
+      ),
+    );
+  }
+
+  /** Closes the Session object, checks it, and reopens it from storage. */
+  async #reopen(newAgent: boolean): Promise<void> {
+    const old = this.#record;
+    await old.session.close();
+    this.#expectRefused(old.session, 'SESSION_CLOSED');
+    this.stats.events += checkSession(old, this.world.turnEnds);
+    const stopped = this.#agent.actor.getSnapshot().status !== 'active';
+    if (newAgent || stopped) {
+      await this.#agent.shutdown();
+      checkStopped(this.#agent);
+      this.#agent = await this.world.build();
+    }
+    const resumed = await this.#agent.resumeSession(old.session.id);
+    checkResumed(resumed.messages, old.session.messages, 'after a resume');
+    this.#record = this.#track(resumed);
+  }
+
+  /** Closes and shuts down, then checks what a fresh agent reads back and that nothing runs on. */
+  async #finish(): Promise<void> {
+    const { world } = this;
+    const last = this.#record;
+    await last.session.close();
+    this.#expectRefused(last.session, 'SESSION_CLOSED');
+    this.stats.events += checkSession(last, world.turnEnds);
+    await this.#agent.shutdown();
+    checkStopped(this.#agent);
+
+    const reader = await world.build();
+    const again = await reader.resumeSession(last.session.id);
+    checkHistory(again.messages, 'resumed history');
+    checkResumed(again.messages, last.session.messages, 'after the last shutdown');
+    await reader.shutdown();
+    checkStopped(reader);
+
+    await Promise.all(this.#later);
+    await this.#settle();
+    const pending = world.clock.pendingDelays();
+    if (pending.length > 0)
+      throw new Error(`runtime timers still pending after shutdown: ${pending.join(', ')} ms`);
+    if (world.timers.pending > 0) throw new Error(`${world.timers.pending} harness timers still pending`);
+    const unreported = world.agents.flatMap((a) => a.unreportedErrors);
+    const unexpected = unreported.find(
+      (e) => e.code !== 'HOOK_FAILED' || !e.message.includes("plugin 'chaos'"),
+    );
+    if (unexpected) throw new Error(`agent.unreportedErrors holds an unexpected ${unexpected.message}`);
+    if (unreported.length > world.expectedLateFailures) {
+      throw new Error(
+        `${unreported.length} unreported errors, but the run caused ${world.expectedLateFailures} failures`,
+      );
+    }
+    if (world.violations.length > 0) throw new Error(world.violations.join('\n'));
+  }
+
+  /** Lets released holds and shortened waits run out (each takes a millisecond or two). */
+  async #settle(): Promise<void> {
+    for (let i = 0; i < 50; i++) {
+      if (this.world.timers.pending === 0 && this.world.clock.pendingDelays().length === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+
+  /** After a failed check: nothing of this run may outlive it. */
+  async dispose(): Promise<void> {
+    this.world.gates.releaseAll();
+    await Promise.allSettled(this.world.agents.map((agent) => agent.shutdown()));
+    await Promise.allSettled(this.#later);
+    await this.#settle();
+  }
+}
+
+/** The root actor ended in `stopped`. */
+function checkStopped(agent: Agent): void {
+  const snapshot = agent.actor.getSnapshot();
+  if (snapshot.status !== 'done' || !snapshot.matches('stopped')) {
+    throw new Error(
+      `after shutdown the agent actor is ${snapshot.status} in ${JSON.stringify(snapshot.value)}`,
+    );
+  }
+}
