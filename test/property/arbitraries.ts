@@ -40,6 +40,7 @@ const callSpec: fc.Arbitrary<CallSpec> = fc.record({
   ),
   mode: fc.oneof(
     { weight: 6, arbitrary: fc.constant('ok' as const) },
+    { weight: 2, arbitrary: fc.constant('long' as const) },
     { weight: 1, arbitrary: fc.constantFrom(...TOOL_MODES) },
   ),
   args: fc.oneof(
@@ -79,7 +80,7 @@ export const responseSpec: fc.Arbitrary<ResponseSpec> = fc.record({
     { weight: 3, arbitrary: fc.constant<CallSpec[]>([]) },
     { weight: 2, arbitrary: fc.array(callSpec, { minLength: 1, maxLength: 3 }) },
   ),
-  usage: fc.option(fc.record({ inputTokens: fc.nat({ max: 50 }), outputTokens: fc.nat({ max: 50 }) }), {
+  usage: fc.option(fc.record({ inputTokens: fc.nat({ max: 2_000 }), outputTokens: fc.nat({ max: 200 }) }), {
     freq: 3,
   }),
   stall: fc.option(
@@ -125,6 +126,8 @@ const interrupt: fc.Arbitrary<Interrupt> = fc.record({
 
 const turnPlan: fc.Arbitrary<TurnPlan> = fc.record({
   text: words.filter((w) => w.trim() !== '').map((w) => `user says ${w}`),
+  skill: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+  image: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   responses: fc.array(responseSpec, { maxLength: 4 }),
   interrupt: fc.option(interrupt, { freq: 2 }),
   busySend: fc.oneof(
@@ -169,6 +172,14 @@ export const scenario: fc.Arbitrary<Scenario> = fc.record({
   checkpointInterval: fc.option(fc.integer({ min: 1, max: 2 }), { freq: 4 }),
   memoryAnswer: fc.constantFrom('valid' as const, 'invalid' as const, 'throw' as const),
   slowStorage: fc.boolean(),
+  contextWindow: fc.oneof(
+    { weight: 2, arbitrary: fc.constant('large' as const) },
+    { weight: 1, arbitrary: fc.constant('small' as const) },
+  ),
+  compactionAnswer: fc.oneof(
+    { weight: 3, arbitrary: fc.constant('ok' as const) },
+    { weight: 1, arbitrary: fc.constant('throw' as const) },
+  ),
   hooks,
   pluginShutdown: fc.oneof(
     { weight: 6, arbitrary: fc.constant('ok' as const) },

@@ -6,6 +6,12 @@
  */
 import type { Clock } from '../../src/index.js';
 
+/** Time limits long enough never to fire by themselves; the clock expires them on purpose. */
+export const HOOK_TIMEOUT_MS = 50_000;
+export const TOOL_TIMEOUT_MS = 40_000;
+/** The server wait a failure asks for when the run wants to act during the retry wait (1 ms real). */
+export const RETRY_WAIT_MS = 45_000;
+
 interface PendingTimer {
   ms: number;
   handle: ReturnType<typeof setTimeout>;

@@ -47,6 +47,7 @@ const NON_FATAL_CODES = new Set([
   'PROVIDER_ERROR',
   'MAX_TOOL_CALLS_EXCEEDED',
   'MEMORY_FAILED',
+  'COMPACT_ERROR',
 ]);
 const FATAL_CODES = new Set(['PROVIDER_ERROR', 'REQUEST_BLOCKED']);
 
@@ -187,8 +188,12 @@ function checkTurn(record: TurnRecord, own: AgentEvent[], label: string, turnEnd
   if (record.prediction) checkPrediction(record, payload, label);
 }
 
-/** The text the user saw streamed is the text the history keeps, complete or `incomplete`. */
+/**
+ * The text the user saw streamed is the text the history keeps, complete or `incomplete`
+ * (unless a compaction in the turn rewrote the history).
+ */
 function checkShownTextKept(record: TurnRecord, own: AgentEvent[], label: string): void {
+  if (own.some((e) => e.payload.type === 'context_compacted')) return;
   const shown = own.map((e) => (e.payload.type === 'text_delta' ? e.payload.text : '')).join('');
   const kept = record.messages
     .map((m) =>

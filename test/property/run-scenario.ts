@@ -8,8 +8,14 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { AgentError, type Agent, type RunningTurn, type Session } from '../../src/index.js';
 import { checkHistory, checkResumed, checkSession, isTerminal, type SessionRecord } from './invariants.js';
 import { predictTurn } from './oracle.js';
-import { COUNTED_EVENT_TYPES, type CountedEventType, type Scenario, type TurnPlan } from './scenario.js';
-import { World, type LiveTurn } from './world.js';
+import {
+  COUNTED_EVENT_TYPES,
+  SKILL_NAME,
+  type CountedEventType,
+  type Scenario,
+  type TurnPlan,
+} from './scenario.js';
+import { World, type LiveTurn, type WorldOptions } from './world.js';
 
 /** What one run checked. */
 export interface RunStats {
@@ -21,13 +27,18 @@ export interface RunStats {
   interrupts: number;
   /** Turns whose end was also checked against their script. */
   predicted: number;
+  /** `context_compacted` events. */
+  compactions: number;
 }
 
 const COUNTED: ReadonlySet<string> = new Set(COUNTED_EVENT_TYPES);
+/** A 1×1 PNG, base64. */
+const TINY_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
-/** Runs `scenario` and checks it; throws on the first broken invariant. */
-export async function runScenario(scenario: Scenario): Promise<RunStats> {
-  const driver = new Driver(new World(scenario));
+/** Runs `scenario` (on the scripted model unless `options` say otherwise) and checks it; throws on the first broken invariant. */
+export async function runScenario(scenario: Scenario, options?: WorldOptions): Promise<RunStats> {
+  const driver = new Driver(new World(scenario, options));
   try {
     return await driver.run();
   } finally {
@@ -42,11 +53,14 @@ class Driver {
     outcomes: { completed: 0, cancelled: 0, failed: 0 },
     interrupts: 0,
     predicted: 0,
+    compactions: 0,
   };
   /** Checks that settle later (a refused second send). */
   readonly #later: Promise<void>[] = [];
   #agent!: Agent;
   #record!: SessionRecord;
+  /** Every Session object of the run, the last reader's included. */
+  readonly #records: SessionRecord[] = [];
   /** The sequence of the latest event of the current Session object. */
   #lastSequence = 0;
 
@@ -66,6 +80,7 @@ class Driver {
   /** Follows a Session object's events; marks each turn ended at its terminal event. */
   #track(session: Session): SessionRecord {
     const record: SessionRecord = { session, events: [], completed: false, turns: [] };
+    this.#records.push(record);
     this.#lastSequence = 0;
     session.events.subscribe({
       next: (event) => {
@@ -85,13 +100,18 @@ class Driver {
     const agent = this.#agent;
     const { maxRetries, maxToolCallsPerTurn } = world.scenario;
     const prediction = predictTurn(plan, { maxRetries, maxToolCallsPerTurn }, world.hookCursor());
+    const text = `${plan.text} (#${world.turnsByText.size + 1})`;
     const live: LiveTurn = {
       id: null,
+      text,
       responses: [...plan.responses],
       callIds: [],
       requests: 0,
       armed: null,
+      shown: 0,
+      onShown: new Set(),
     };
+    world.turnsByText.set(text, live);
     world.current = live;
 
     let turn: RunningTurn | null = null;
@@ -107,6 +127,7 @@ class Driver {
       const act = () => {
         if (plan.busySend === 'at_interrupt' && !world.ended.has(turn!.id))
           this.#expectRefused(session, 'TURN_BUSY');
+        this.#expectSlotTaken();
         if (interrupt.action === 'cancel') {
           cancelledAt ??= { events: this.#lastSequence, requests: live.requests };
           turn!.cancel();
@@ -118,8 +139,16 @@ class Driver {
       live.armed = { interrupt, fired: false, fire: () => (turn ? act() : (deferred = act)) };
     }
 
-    const sending = session.sendMessage(plan.text);
-    if (plan.busySend === 'right_away') this.#expectRefused(session, 'TURN_BUSY');
+    const sending = session.sendMessage({
+      content: [
+        { type: 'text', text: plan.skill ? `/${SKILL_NAME} ${text}` : text },
+        ...(plan.image ? [{ type: 'image' as const, data: TINY_PNG, mediaType: 'image/png' }] : []),
+      ],
+    });
+    if (plan.busySend === 'right_away') {
+      this.#expectRefused(session, 'TURN_BUSY');
+      this.#expectSlotTaken();
+    }
     turn = await sending;
     live.id = turn.id;
     (deferred as (() => void) | null)?.();
@@ -128,7 +157,14 @@ class Driver {
     const subscription = turn.events.subscribe((event) => {
       // turn.events hears an event before session.events does.
       this.#lastSequence = Math.max(this.#lastSequence, event.sequence);
-      const { type } = event.payload;
+      const { payload } = event;
+      if ((payload.type === 'text_delta' || payload.type === 'reasoning_delta') && payload.text !== '') {
+        live.shown += 1;
+      }
+      if (payload.type === 'text_delta' || payload.type === 'reasoning_delta' || isTerminal(event)) {
+        live.onShown.forEach((listener) => listener());
+      }
+      const { type } = payload;
       if (!COUNTED.has(type) || isTerminal(event)) return;
       const n = (counts.get(type as CountedEventType) ?? 0) + 1;
       counts.set(type as CountedEventType, n);
@@ -158,16 +194,27 @@ class Driver {
     this.stats.outcomes[result.status] += 1;
     if (live.armed?.fired) this.stats.interrupts += 1;
     if (!interrupted) this.stats.predicted += 1;
+    this.stats.compactions += replay.filter((e) => e.payload.type === 'context_compacted').length;
   }
 
   /** A second `sendMessage` must be refused with `code`. */
   #expectRefused(session: Session, code: 'TURN_BUSY' | 'SESSION_CLOSED'): void {
+    this.#refused(() => session.sendMessage('a second message'), 'sendMessage', code);
+  }
+
+  /** While a turn runs, the agent opens no other session. */
+  #expectSlotTaken(): void {
+    this.#refused(() => this.#agent.newSession(), 'newSession', 'SESSION_BUSY');
+    this.#refused(() => this.#agent.resumeSession(this.#record.session.id), 'resumeSession', 'SESSION_BUSY');
+  }
+
+  #refused(call: () => Promise<unknown>, name: string, code: string): void {
     this.#later.push(
-      session.sendMessage('a second message').then(
-        () => void this.world.violations.push(`a sendMessage that should fail with ${code} started a turn`),
+      call().then(
+        () => void this.world.violations.push(`a ${name} that should fail with ${code} succeeded`),
         (error: unknown) => {
           const got = AgentError.isInstance(error) ? error.code : String(error);
-          if (got !== code) this.world.violations.push(`sendMessage failed with ${got}, expected ${code}`);
+          if (got !== code) this.world.violations.push(`${name} failed with ${got}, expected ${code}`);
         },
       ),
     );
@@ -201,7 +248,7 @@ class Driver {
     checkStopped(this.#agent);
 
     const reader = await world.build();
-    const again = await reader.resumeSession(last.session.id);
+    const again = this.#track(await reader.resumeSession(last.session.id)).session;
     checkHistory(again.messages, 'resumed history');
     checkResumed(again.messages, last.session.messages, 'after the last shutdown');
     await reader.shutdown();
@@ -218,9 +265,15 @@ class Driver {
       (e) => e.code !== 'HOOK_FAILED' || !e.message.includes("plugin 'chaos'"),
     );
     if (unexpected) throw new Error(`agent.unreportedErrors holds an unexpected ${unexpected.message}`);
-    if (unreported.length > world.expectedLateFailures) {
+    // Every failure the chaos plugin caused is reported exactly once: on a session's events, or
+    // (when the turn it belonged to had already ended) in agent.unreportedErrors.
+    const onEvents = this.#records
+      .flatMap((r) => r.events)
+      .filter((e) => e.payload.type === 'error' && e.payload.error.message.includes("plugin 'chaos'")).length;
+    if (onEvents + unreported.length !== world.hookFailuresCaused) {
       throw new Error(
-        `${unreported.length} unreported errors, but the run caused ${world.expectedLateFailures} failures`,
+        `the chaos plugin failed ${world.hookFailuresCaused} times, but ${onEvents} error events and ` +
+          `${unreported.length} unreported errors say so`,
       );
     }
     if (world.violations.length > 0) throw new Error(world.violations.join('\n'));

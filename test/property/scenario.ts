@@ -14,10 +14,11 @@ export const UNKNOWN_TOOL = 'no_such_tool';
 export type ToolName = typeof READ_TOOL | typeof WRITE_TOOL | typeof UNKNOWN_TOOL;
 
 /**
- * What a tool does when it runs, chosen by the model in the call's arguments: return, return an
- * error output, throw, hold until the harness releases it, or hang until its time limit.
+ * What a tool does when it runs, chosen by the model in the call's arguments: return, return a
+ * long output (it fills a small context window), return an error output, throw, hold until the
+ * harness releases it, or hang until its time limit.
  */
-export const TOOL_MODES = ['ok', 'error', 'throw', 'hold', 'hang'] as const;
+export const TOOL_MODES = ['ok', 'long', 'error', 'throw', 'hold', 'hang'] as const;
 export type ToolMode = (typeof TOOL_MODES)[number];
 
 /** One tool call of a scripted response. */
@@ -55,6 +56,7 @@ export interface ResponseSpec {
 /** Hook events fired inside a turn (the ones a cancel can land in). */
 export const TURN_HOOK_EVENTS = [
   'turn_start',
+  'before_compact',
   'pre_request',
   'post_request',
   'on_retry',
@@ -101,9 +103,16 @@ export interface Interrupt {
   timing: 'sync' | 'microtask' | 'macrotask';
 }
 
+/** The registered skill a message can invoke with `/notes`. */
+export const SKILL_NAME = 'notes';
+
 /** One user message and what happens around it. */
 export interface TurnPlan {
   text: string;
+  /** The message invokes the skill (its text is injected before the message). */
+  skill: boolean;
+  /** The message carries an image besides its text. */
+  image: boolean;
   /** The model's responses to this turn's requests, in order; then a plain answer. */
   responses: ResponseSpec[];
   interrupt: Interrupt | null;
@@ -139,6 +148,10 @@ export interface Scenario {
   memoryAnswer: 'valid' | 'invalid' | 'throw';
   /** Saves settle a macrotask late (still in call order). */
   slowStorage: boolean;
+  /** The model's context window: large (no compaction) or small (long tool outputs compact it). */
+  contextWindow: 'large' | 'small';
+  /** What the model answers to a summary compaction. */
+  compactionAnswer: 'ok' | 'throw';
   /** Per hook event, the acts of its successive calls (cycled); absent: always continue. */
   hooks: Partial<Record<HookEvent, HookAct[]>>;
   /** What the chaos plugin's `shutdown()` does. */

@@ -75,7 +75,8 @@ function contentItems(spec: ResponseSpec, ctx: ScriptContext): ScriptItem[] {
   return items;
 }
 
-function argumentsText(call: CallSpec): string {
+/** The arguments text of a call: valid JSON, JSON the schema refuses, or not JSON at all. */
+export function argumentsText(call: CallSpec): string {
   switch (call.args) {
     case 'valid':
       return JSON.stringify({ text: 'note', mode: call.mode });

@@ -40,6 +40,7 @@ export interface RunCounts {
   outcomes: Record<'completed' | 'cancelled' | 'failed', number>;
   interrupts: number;
   predicted: number;
+  compactions: number;
 }
 
 /** Runs, turns and events one property checked. */
@@ -51,6 +52,7 @@ export class Tally {
     outcomes: { completed: 0, cancelled: 0, failed: 0 },
     interrupts: 0,
     predicted: 0,
+    compactions: 0,
   };
 
   add(stats: RunCounts): void {
@@ -60,6 +62,7 @@ export class Tally {
     total.events += stats.events;
     total.interrupts += stats.interrupts;
     total.predicted += stats.predicted;
+    total.compactions += stats.compactions;
     for (const key of ['completed', 'cancelled', 'failed'] as const)
       total.outcomes[key] += stats.outcomes[key];
   }
@@ -70,11 +73,12 @@ export class Tally {
    */
   summary(name: string): string {
     const n = (x: number) => x.toLocaleString('en-US');
-    const { turns, events, outcomes, interrupts, predicted } = this.total;
+    const { turns, events, outcomes, interrupts, predicted, compactions } = this.total;
     return (
       `[property] ${name}: ${n(this.runs)} runs, ${n(turns)} turns, ${n(events)} events checked ` +
       `(seed ${PROPERTY_SEED}; turns ${n(outcomes.completed)} completed, ${n(outcomes.cancelled)} cancelled, ` +
-      `${n(outcomes.failed)} failed; ${n(interrupts)} interrupts landed; ${n(predicted)} ends checked against the script)`
+      `${n(outcomes.failed)} failed; ${n(interrupts)} interrupts landed; ${n(predicted)} ends checked against ` +
+      `the script; ${n(compactions)} compactions)`
     );
   }
 }

@@ -1,56 +1,56 @@
 /**
- * The world of one scripted property run: the agent's parts (scripted model, tools, plugins,
- * storage, clock) built from a {@link Scenario}, and the hooks into it that let the harness act
- * at a chosen moment — on an event, in a stalled stream, in a running tool, in a hook, in a retry
- * wait. It also records what must never happen (a request or a hook call for a turn that has
- * already ended, a request with an aborted signal, a history with an unanswered call on the wire).
+ * The world of one property run: the agent's parts built from a {@link Scenario} (on the
+ * scripted model, or another provider the run gives), the run's clock, timers and gates, and the
+ * seams that let the harness act at a chosen moment — on an event, in a stalled stream, in a
+ * running tool, in a hook, in a retry wait. It also records what must never happen: a request or
+ * a hook call for a turn that has already ended, a request with an aborted signal, a request
+ * whose history leaves a call unanswered.
  * @module
  */
-import * as z from 'zod/mini';
 import {
   AgentBuilder,
-  AgentError,
-  defineTool,
-  HookResult,
   InMemoryMemoryStorage,
   InMemorySessionStorage,
   type Agent,
   type ChatRequest,
   type HookEvent,
-  type HookHandler,
-  type HookPayload,
+  type ModelInfo,
   type ModelProvider,
-  type Plugin,
   type SessionStorage,
 } from '../../src/index.js';
-import {
-  reply,
-  ScriptedModelProvider,
-  SCRIPTED_MODEL,
-  type ScriptedResponse,
-} from '../../src/testing/index.js';
+import { SCRIPTED_MODEL } from '../../src/testing/index.js';
+import { chaosPlugin, noteTool, probePlugin, scriptedProvider, slowStorage } from './agent-parts.js';
 import { pairingProblem } from './invariants.js';
-import { Gates, HarnessTimers, TrackingClock } from './instruments.js';
+import {
+  Gates,
+  HarnessTimers,
+  HOOK_TIMEOUT_MS,
+  RETRY_WAIT_MS,
+  TOOL_TIMEOUT_MS,
+  TrackingClock,
+} from './instruments.js';
 import type { HookCursor } from './oracle.js';
 import {
   READ_TOOL,
-  TOOL_MODES,
-  TURN_HOOK_EVENTS,
+  SKILL_NAME,
   WRITE_TOOL,
-  type HookAct,
   type Interrupt,
   type ResponseSpec,
   type Scenario,
   type TriggerPoint,
-  type TurnHookEvent,
 } from './scenario.js';
-import { FALLBACK, responseItems } from './scripts.js';
+import { FALLBACK, type ScriptContext } from './scripts.js';
 
-/** Time limits long enough never to fire by themselves; the clock expires them on purpose. */
-export const HOOK_TIMEOUT_MS = 50_000;
-export const TOOL_TIMEOUT_MS = 40_000;
-/** The server wait a failure asks for when the run wants to act during the retry wait (1 ms real). */
-export const RETRY_WAIT_MS = 45_000;
+/** A window small enough that a few long tool outputs make the runtime compact. */
+const SMALL_CONTEXT_WINDOW = 2_500;
+
+/** How a run differs from the default one on the scripted model. */
+export interface WorldOptions {
+  /** The model provider (default: the scripted one), built once per run. */
+  provider?: (world: World) => ModelProvider;
+  /** Extra agent settings. */
+  config?: Record<string, unknown>;
+}
 
 /** An interrupt waiting for its moment in the running turn. */
 export interface Armed {
@@ -62,14 +62,18 @@ export interface Armed {
 /** The turn the harness is driving. */
 export interface LiveTurn {
   id: string | null;
+  /** The user's message, unique in the run (a server finds the turn of a request by it). */
+  text: string;
   responses: ResponseSpec[];
   callIds: string[];
   /** Model requests made for it (`purpose: 'turn'`). */
   requests: number;
   armed: Armed | null;
+  /** Text and reasoning deltas the turn has emitted so far. */
+  shown: number;
+  /** Called after each of them, and once the turn has ended. */
+  readonly onShown: Set<() => void>;
 }
-
-const TURN_HOOKS: ReadonlySet<string> = new Set(TURN_HOOK_EVENTS);
 
 export class World {
   readonly clock = new TrackingClock(new Map([[RETRY_WAIT_MS, 1]]));
@@ -78,6 +82,8 @@ export class World {
   readonly storage: SessionStorage;
   readonly memory: InMemoryMemoryStorage | null;
   readonly provider: ModelProvider;
+  /** The one model the run's provider serves. */
+  readonly model: ModelInfo;
   /** What must never happen, as it happened. */
   readonly violations: string[] = [];
   /** Every agent built, in order. */
@@ -88,16 +94,28 @@ export class World {
   readonly ended = new Set<string>();
   /** Calls to the chaos plugin per hook event. */
   readonly hookCalls: Partial<Record<HookEvent, number>> = {};
-  /** Hook failures the run caused on purpose (they may reach `agent.unreportedErrors`). */
-  expectedLateFailures = 0;
+  /** Hook (and plugin shutdown) failures the chaos plugin caused on purpose. */
+  hookFailuresCaused = 0;
   current: LiveTurn | null = null;
+  /** Every turn of the run by its message. */
+  readonly turnsByText = new Map<string, LiveTurn>();
   #callIds = 0;
 
-  constructor(readonly scenario: Scenario) {
+  readonly #config: Record<string, unknown>;
+
+  constructor(
+    readonly scenario: Scenario,
+    options: WorldOptions = {},
+  ) {
+    this.#config = options.config ?? {};
     const inner = new InMemorySessionStorage();
     this.storage = scenario.slowStorage ? slowStorage(inner, this.timers) : inner;
     this.memory = scenario.checkpointInterval === null ? null : new InMemoryMemoryStorage();
-    this.provider = this.#provider();
+    this.model = {
+      ...SCRIPTED_MODEL,
+      contextWindow: scenario.contextWindow === 'small' ? SMALL_CONTEXT_WINDOW : SCRIPTED_MODEL.contextWindow,
+    };
+    this.provider = this.#checked((options.provider ?? scriptedProvider)(this));
     this.clock.onTimer = (ms) => {
       // Acting inside the runtime's own setTimeout call is not a moment a user has: act after it.
       if (ms === RETRY_WAIT_MS) queueMicrotask(() => this.trip({ kind: 'retry_wait' }));
@@ -114,16 +132,24 @@ export class World {
       maxToolCallsPerTurn: scenario.maxToolCallsPerTurn,
       retry: { maxRetries: scenario.maxRetries, initialDelayMs: 0, maxDelayMs: 60_000 },
       clock: this.clock,
+      // In a small window, micro-compaction clears all but the latest tool result.
+      ...(scenario.contextWindow === 'small' && { compaction: { keepRecentToolResults: 1 } }),
+      ...this.#config,
       ...(scenario.checkpointInterval !== null && {
         memory: { namespace: 'property', checkpointInterval: scenario.checkpointInterval },
       }),
     })
       .registerModelProvider(this.provider)
-      .registerTool(this.#tool(READ_TOOL, false))
-      .registerTool(this.#tool(WRITE_TOOL, true))
+      .registerTool(noteTool(this, READ_TOOL, false))
+      .registerTool(noteTool(this, WRITE_TOOL, true))
+      .registerSkill({
+        name: SKILL_NAME,
+        description: 'How to keep notes',
+        prompt: 'Keep every note to one line.',
+      })
       .registerSessionStorage(this.storage)
-      .registerPlugin(this.#probe())
-      .registerPlugin(this.#chaos());
+      .registerPlugin(probePlugin(this))
+      .registerPlugin(chaosPlugin(this));
     if (this.memory) builder = builder.registerMemoryStorage(this.memory);
     const agent = await builder.build();
     this.agents.push(agent);
@@ -148,7 +174,7 @@ export class World {
   }
 
   /** When `point` fires the interrupt: a hold released a macrotask after it, so it lands inside. */
-  #holdIfTripped(point: TriggerPoint): Promise<void> | null {
+  holdIfTripped(point: TriggerPoint): Promise<void> | null {
     if (!this.trip(point)) return null;
     const hold = this.gates.hold();
     this.timers.later(hold.release);
@@ -156,26 +182,20 @@ export class World {
   }
 
   /** A hold that is released a macrotask later. */
-  #briefHold(): Promise<void> {
+  briefHold(): Promise<void> {
     const hold = this.gates.hold();
     this.timers.later(hold.release);
     return hold.promise;
   }
 
-  /** The scripted model, answering from the running turn's plan. */
-  #provider(): ModelProvider {
-    const scripted = new ScriptedModelProvider();
-    const step = (request: ChatRequest): ScriptedResponse => {
-      scripted.enqueue(step); // always one step ready: the plan decides the answer, not the queue
-      return this.#respond(request);
-    };
-    scripted.enqueue(step);
+  /** Wraps the run's provider so every request is checked before it goes out. */
+  #checked(provider: ModelProvider): ModelProvider {
     return {
-      id: scripted.id,
-      models: scripted.models,
+      id: provider.id,
+      models: provider.models,
       chat: (request, signal) => {
         this.#checkRequest(request, signal);
-        return scripted.chat(request, signal);
+        return provider.chat(request, signal);
       },
     };
   }
@@ -192,22 +212,14 @@ export class World {
     if (problem) this.violations.push(`a request carried an invalid history: ${problem}`);
   }
 
-  #respond(request: ChatRequest): ScriptedResponse {
-    if (request.purpose === 'memory_extraction' || request.purpose === 'memory_consolidation') {
-      switch (this.scenario.memoryAnswer) {
-        case 'valid':
-          return reply.text('{"memories":[{"content":"The user keeps notes."}]}');
-        case 'invalid':
-          return reply.text('no JSON here');
-        case 'throw':
-          return reply.error(new AgentError('PROVIDER_ERROR', 'memory model down', { retryable: true }));
-      }
-    }
-    if (request.purpose !== 'turn') return reply.text('A summary.');
-    const turn = this.current;
+  /**
+   * The running turn's next planned response (then the plain answer), with what rendering it
+   * needs: call ids, a watched stall, the server wait a retryable failure asks for.
+   */
+  nextResponse(turn: LiveTurn | null = this.current): { spec: ResponseSpec; ctx: ScriptContext } {
     const spec = turn?.responses.shift() ?? FALLBACK;
     const retryWait = turn?.armed?.interrupt.at.kind === 'retry_wait';
-    return responseItems(spec, {
+    const ctx: ScriptContext = {
       newCallId: () => {
         const id = `call_${++this.#callIds}`;
         turn?.callIds.push(id);
@@ -222,128 +234,8 @@ export class World {
         return gate.promise;
       },
       retryAfterMs: retryWait ? RETRY_WAIT_MS : 0,
-    });
-  }
-
-  #tool(name: string, mutating: boolean) {
-    return defineTool({
-      name,
-      description: `${name}: a note tool whose behaviour the call chooses`,
-      parameters: z.object({ text: z.string(), mode: z.enum(TOOL_MODES) }),
-      mutating,
-      execute: async ({ arguments: { mode }, signal }) => {
-        const held = this.#holdIfTripped({ kind: 'tool' });
-        if (held) await held;
-        switch (mode) {
-          case 'ok':
-            return `${name} done`;
-          case 'error':
-            return { content: `${name} could not do it`, isError: true };
-          case 'throw':
-            throw new Error(`${name} broke`);
-          case 'hold':
-            await this.#briefHold();
-            return `${name} done after a while`;
-          case 'hang':
-            // Never returns by itself: its time limit ends it (now, not in 40 s).
-            this.clock.hurryAll(TOOL_TIMEOUT_MS);
-            await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-            return 'too late';
-        }
-      },
-    });
-  }
-
-  /** Registered first, so it sees every `turn_end` whatever the chaos plugin does. */
-  #probe(): Plugin {
-    return {
-      id: 'probe',
-      displayName: 'Probe',
-      description: 'Counts turn ends for the property suite',
-      apply: (ctx) => {
-        ctx.tap('turn_end', ({ turnId, data }) => {
-          if (turnId === null) this.violations.push('turn_end fired without a turn id');
-          else this.turnEnds.set(turnId, [...(this.turnEnds.get(turnId) ?? []), data.status]);
-        });
-      },
     };
-  }
-
-  /** Does what the scenario says on every hook, and lets the harness act while a hook runs. */
-  #chaos(): Plugin {
-    const events = new Set<HookEvent>([
-      ...TURN_HOOK_EVENTS,
-      ...(Object.keys(this.scenario.hooks) as HookEvent[]),
-    ]);
-    return {
-      id: 'chaos',
-      displayName: 'Chaos',
-      description: 'Misbehaves on purpose for the property suite',
-      apply: (ctx) => {
-        for (const event of events) {
-          const handler = (payload: HookPayload) => this.#onHook(event, payload);
-          ctx.tap(event, handler as HookHandler);
-        }
-      },
-      shutdown: () => {
-        switch (this.scenario.pluginShutdown) {
-          case 'ok':
-            return;
-          case 'throw':
-            this.expectedLateFailures += 1;
-            throw new Error('chaos shutdown broke');
-          case 'hang':
-            this.expectedLateFailures += 1;
-            this.clock.expireNext(HOOK_TIMEOUT_MS);
-            return new Promise<void>(() => {});
-        }
-      },
-    };
-  }
-
-  /** Synchronous on purpose: a hook's time limit starts when the handler returns. */
-  #onHook(event: HookEvent, payload: HookPayload): unknown {
-    const index = this.hookCalls[event] ?? 0;
-    this.hookCalls[event] = index + 1;
-    if (payload.turnId !== null && this.ended.has(payload.turnId)) {
-      this.violations.push(`a ${event} hook ran for a turn that had already ended`);
-    }
-    const acts = this.scenario.hooks[event];
-    const planned: HookAct = acts?.[index % acts.length] ?? 'continue';
-    const trigger = this.current?.armed?.interrupt.at;
-    const held =
-      TURN_HOOKS.has(event) && payload.turnId !== null && trigger?.kind === 'hook'
-        ? this.#holdIfTripped({ ...trigger, event: event as TurnHookEvent })
-        : null;
-    // The held call does what the trigger says; `trip` matched it, so `trigger` is a hook trigger.
-    const act = held && trigger?.kind === 'hook' ? trigger.then : planned;
-    if (['throw', 'invalid', 'timeout'].includes(act)) this.expectedLateFailures += 1;
-    if (!held) return this.#act(act, event, payload, () => this.clock.expireNext(HOOK_TIMEOUT_MS));
-    return held.then(() => this.#act(act, event, payload, () => this.clock.hurryAll(HOOK_TIMEOUT_MS)));
-  }
-
-  #act(act: HookAct, event: HookEvent, payload: HookPayload, expire: () => void): unknown {
-    switch (act) {
-      case 'continue':
-        return undefined;
-      case 'continue_with':
-        return HookResult.continueWith(
-          event === 'turn_start'
-            ? [...(payload.data as string[]), 'A section from the chaos plugin.']
-            : payload.data,
-        );
-      case 'throw':
-        throw new Error(`chaos ${event} broke`);
-      case 'invalid':
-        return { type: 'nonsense' };
-      case 'stall':
-        return this.#briefHold();
-      case 'timeout':
-        expire();
-        return new Promise(() => {});
-      case 'abort':
-        return HookResult.abort('the chaos plugin says no');
-    }
+    return { spec, ctx };
   }
 }
 
@@ -352,19 +244,4 @@ function samePoint(a: TriggerPoint, b: TriggerPoint): boolean {
   if (a.kind === 'event' && b.kind === 'event') return a.type === b.type && a.n === b.n;
   if (a.kind === 'hook' && b.kind === 'hook') return a.event === b.event;
   return true;
-}
-
-/** A storage whose saves settle a macrotask late, still stored in call order. */
-function slowStorage(inner: SessionStorage, timers: HarnessTimers): SessionStorage {
-  return {
-    saveEvent: async (id, event) => {
-      const saved = inner.saveEvent(id, event);
-      await timers.sleep();
-      await saved;
-    },
-    loadSession: (id) => inner.loadSession(id),
-    listSessions: (cursor, limit) => inner.listSessions(cursor, limit),
-    findSessions: (query) => inner.findSessions(query),
-    deleteSession: (id) => inner.deleteSession(id),
-  };
 }
