@@ -138,7 +138,13 @@ const turnPlan: fc.Arbitrary<TurnPlan> = fc.record({
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), plan: turnPlan }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('resume' as const), newAgent: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('resume' as const),
+      via: fc.constantFrom('same_agent' as const, 'new_agent' as const, 'shutdown_during_close' as const),
+    }),
+  },
 );
 
 const hookActs: fc.Arbitrary<HookAct[]> = fc.array(

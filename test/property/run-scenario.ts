@@ -6,7 +6,14 @@
  */
 import { lastValueFrom, toArray } from 'rxjs';
 import { AgentError, type Agent, type RunningTurn, type Session } from '../../src/index.js';
-import { checkHistory, checkResumed, checkSession, isTerminal, type SessionRecord } from './invariants.js';
+import {
+  checkHistory,
+  checkResumed,
+  checkSession,
+  isTerminal,
+  type SessionRecord,
+  type TurnRecord,
+} from './invariants.js';
 import { predictTurn } from './oracle.js';
 import {
   COUNTED_EVENT_TYPES,
@@ -71,7 +78,7 @@ class Driver {
     this.#record = this.#track(await this.#agent.newSession());
     for (const step of this.world.scenario.steps) {
       if (step.kind === 'turn') await this.#turn(step.plan);
-      else await this.#reopen(step.newAgent);
+      else await this.#reopen(step.via);
     }
     await this.#finish();
     return this.stats;
@@ -94,10 +101,9 @@ class Driver {
   }
 
   async #turn(plan: TurnPlan): Promise<void> {
-    if (this.#record.completed) await this.#reopen(false);
+    if (this.#record.completed) await this.#reopen('same_agent');
     const { world } = this;
     const { session } = this.#record;
-    const agent = this.#agent;
     const { maxRetries, maxToolCallsPerTurn } = world.scenario;
     const prediction = predictTurn(plan, { maxRetries, maxToolCallsPerTurn }, world.hookCursor());
     const text = `${plan.text} (#${world.turnsByText.size + 1})`;
@@ -113,31 +119,8 @@ class Driver {
     };
     world.turnsByText.set(text, live);
     world.current = live;
-
-    let turn: RunningTurn | null = null;
-    let deferred: (() => void) | null = null;
-    const ending: Promise<void>[] = [];
     const before = session.messages.length;
-    let cancelledAt: { events: number; requests: number } | null = null;
-    let acted!: () => void;
-    // Once the moment came, the harness waits for the act (it may run a macrotask later).
-    const done = new Promise<void>((resolve) => (acted = resolve));
-    const { interrupt } = plan;
-    if (interrupt) {
-      const act = () => {
-        if (plan.busySend === 'at_interrupt' && !world.ended.has(turn!.id))
-          this.#expectRefused(session, 'TURN_BUSY');
-        this.#expectSlotTaken();
-        if (interrupt.action === 'cancel') {
-          cancelledAt ??= { events: this.#lastSequence, requests: live.requests };
-          turn!.cancel();
-        } else if (interrupt.action === 'close') ending.push(session.close());
-        else ending.push(agent.shutdown());
-        acted();
-      };
-      // A moment inside sendMessage (a turn_start hook) comes before the user holds the turn.
-      live.armed = { interrupt, fired: false, fire: () => (turn ? act() : (deferred = act)) };
-    }
+    const interrupt = this.#arm(plan, live);
 
     const sending = session.sendMessage({
       content: [
@@ -145,42 +128,21 @@ class Driver {
         ...(plan.image ? [{ type: 'image' as const, data: TINY_PNG, mediaType: 'image/png' }] : []),
       ],
     });
-    if (plan.busySend === 'right_away') {
-      this.#expectRefused(session, 'TURN_BUSY');
-      this.#expectSlotTaken();
-    }
-    turn = await sending;
+    if (plan.busySend === 'right_away') this.#expectBusy(live);
+    const turn = await sending;
     live.id = turn.id;
-    (deferred as (() => void) | null)?.();
-
-    const counts = new Map<CountedEventType, number>();
-    const subscription = turn.events.subscribe((event) => {
-      // turn.events hears an event before session.events does.
-      this.#lastSequence = Math.max(this.#lastSequence, event.sequence);
-      const { payload } = event;
-      if ((payload.type === 'text_delta' || payload.type === 'reasoning_delta') && payload.text !== '') {
-        live.shown += 1;
-      }
-      if (payload.type === 'text_delta' || payload.type === 'reasoning_delta' || isTerminal(event)) {
-        live.onShown.forEach((listener) => listener());
-      }
-      const { type } = payload;
-      if (!COUNTED.has(type) || isTerminal(event)) return;
-      const n = (counts.get(type as CountedEventType) ?? 0) + 1;
-      counts.set(type as CountedEventType, n);
-      world.trip({ kind: 'event', type: type as CountedEventType, n });
-    });
-    if (interrupt?.at.kind === 'immediately') world.trip({ kind: 'immediately' });
+    interrupt.holding(turn);
+    const subscription = this.#watch(turn, live);
+    if (plan.interrupt?.at.kind === 'immediately') world.trip({ kind: 'immediately' });
 
     const result = await turn.result;
-    if (live.armed?.fired) await done;
-    await Promise.all(ending);
+    await interrupt.settled();
     subscription.unsubscribe();
     const replay = await lastValueFrom(turn.events.pipe(toArray()));
     // A close waits for the turn, so the plan still says how it ends; a cancel or shutdown does
     // not, nor a hook trigger (the held hook does something else than planned).
-    const interrupted =
-      live.armed?.fired === true && (interrupt?.action !== 'close' || interrupt.at.kind === 'hook');
+    const fired = live.armed?.fired === true;
+    const interrupted = fired && (plan.interrupt?.action !== 'close' || plan.interrupt.at.kind === 'hook');
     this.#record.turns.push({
       turn,
       result,
@@ -188,24 +150,85 @@ class Driver {
       prediction: interrupted ? null : prediction,
       requests: live.requests,
       messages: session.messages.slice(before),
-      cancelledAt,
+      cancelledAt: interrupt.cancelledAt,
     });
-    this.stats.turns += 1;
-    this.stats.outcomes[result.status] += 1;
-    if (live.armed?.fired) this.stats.interrupts += 1;
-    if (!interrupted) this.stats.predicted += 1;
-    this.stats.compactions += replay.filter((e) => e.payload.type === 'context_compacted').length;
+    const { stats } = this;
+    stats.turns += 1;
+    stats.outcomes[result.status] += 1;
+    if (fired) stats.interrupts += 1;
+    if (!interrupted) stats.predicted += 1;
+    stats.compactions += replay.filter((e) => e.payload.type === 'context_compacted').length;
+  }
+
+  /**
+   * Arms the plan's interrupt: at its moment, the second send (if planned there), then the
+   * cancel, close or shutdown. A moment inside `sendMessage` (a `turn_start` hook) comes before
+   * the user holds the turn: the act waits for it.
+   */
+  #arm(plan: TurnPlan, live: LiveTurn) {
+    const { session } = this.#record;
+    const agent = this.#agent;
+    const ending: Promise<void>[] = [];
+    let turn: RunningTurn | null = null;
+    let deferred: (() => void) | null = null;
+    let acted!: () => void;
+    const done = new Promise<void>((resolve) => (acted = resolve));
+    const state = {
+      cancelledAt: null as TurnRecord['cancelledAt'],
+      /** The user now holds the turn. */
+      holding: (held: RunningTurn) => {
+        turn = held;
+        deferred?.();
+      },
+      /** Once the moment came, waits for the act (it may run a macrotask later) and what it started. */
+      settled: async () => {
+        if (live.armed?.fired) await done;
+        await Promise.all(ending);
+      },
+    };
+    const { interrupt } = plan;
+    if (!interrupt) return state;
+    const act = () => {
+      if (plan.busySend === 'at_interrupt') this.#expectBusy(live);
+      if (interrupt.action === 'cancel') {
+        state.cancelledAt ??= { events: this.#lastSequence, requests: live.requests };
+        turn!.cancel();
+      } else if (interrupt.action === 'close') ending.push(session.close());
+      else ending.push(agent.shutdown());
+      acted();
+    };
+    live.armed = { interrupt, fired: false, fire: () => (turn ? act() : (deferred = act)) };
+    return state;
+  }
+
+  /** Counts the turn's events for event moments and shown output (turn.events hears them first). */
+  #watch(turn: RunningTurn, live: LiveTurn) {
+    const counts = new Map<CountedEventType, number>();
+    return turn.events.subscribe((event) => {
+      this.#lastSequence = Math.max(this.#lastSequence, event.sequence);
+      const { payload } = event;
+      const delta = payload.type === 'text_delta' || payload.type === 'reasoning_delta';
+      if (delta && payload.text !== '') live.shown += 1;
+      if (delta || isTerminal(event)) live.onShown.forEach((listener) => listener());
+      if (!COUNTED.has(payload.type) || isTerminal(event)) return;
+      const type = payload.type as CountedEventType;
+      const n = (counts.get(type) ?? 0) + 1;
+      counts.set(type, n);
+      this.world.trip({ kind: 'event', type, n });
+    });
+  }
+
+  /** While the turn runs: a second send is `TURN_BUSY`, another session `SESSION_BUSY`. */
+  #expectBusy(live: LiveTurn): void {
+    if (live.id === null || !this.world.ended.has(live.id))
+      this.#expectRefused(this.#record.session, 'TURN_BUSY');
+    this.#refused(() => this.#agent.newSession(), 'newSession', 'SESSION_BUSY');
+    this.#refused(() => this.#agent.resumeSession(this.#record.session.id), 'resumeSession', 'SESSION_BUSY');
   }
 
   /** A second `sendMessage` must be refused with `code`. */
   #expectRefused(session: Session, code: 'TURN_BUSY' | 'SESSION_CLOSED'): void {
     this.#refused(() => session.sendMessage('a second message'), 'sendMessage', code);
-  }
-
-  /** While a turn runs, the agent opens no other session. */
-  #expectSlotTaken(): void {
-    this.#refused(() => this.#agent.newSession(), 'newSession', 'SESSION_BUSY');
-    this.#refused(() => this.#agent.resumeSession(this.#record.session.id), 'resumeSession', 'SESSION_BUSY');
   }
 
   #refused(call: () => Promise<unknown>, name: string, code: string): void {
@@ -221,13 +244,18 @@ class Driver {
   }
 
   /** Closes the Session object, checks it, and reopens it from storage. */
-  async #reopen(newAgent: boolean): Promise<void> {
+  async #reopen(via: 'same_agent' | 'new_agent' | 'shutdown_during_close'): Promise<void> {
     const old = this.#record;
-    await old.session.close();
+    const closing = old.session.close();
+    // Closing refuses new turns at once, not only once closed.
+    this.#expectRefused(old.session, 'SESSION_CLOSED');
+    const overlapping = via === 'shutdown_during_close' ? this.#agent.shutdown() : null;
+    await closing;
+    await overlapping;
     this.#expectRefused(old.session, 'SESSION_CLOSED');
     this.stats.events += checkSession(old, this.world.turnEnds);
     const stopped = this.#agent.actor.getSnapshot().status !== 'active';
-    if (newAgent || stopped) {
+    if (via !== 'same_agent' || stopped) {
       await this.#agent.shutdown();
       checkStopped(this.#agent);
       this.#agent = await this.world.build();

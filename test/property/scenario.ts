@@ -120,8 +120,13 @@ export interface TurnPlan {
   busySend: 'none' | 'right_away' | 'at_interrupt';
 }
 
-/** A step of the run: a turn, or reopening the session from storage. */
-export type Step = { kind: 'turn'; plan: TurnPlan } | { kind: 'resume'; newAgent: boolean };
+/**
+ * A step of the run: a turn, or closing the session and reopening it from storage — in the same
+ * agent, in a new one, or in a new one after a shutdown that overlaps the close.
+ */
+export type Step =
+  | { kind: 'turn'; plan: TurnPlan }
+  | { kind: 'resume'; via: 'same_agent' | 'new_agent' | 'shutdown_during_close' };
 
 /**
  * What a hook handler does: nothing, return data, throw, return something that is not a

@@ -6,6 +6,8 @@
  *   the shrunk counterexample; rerun with that seed to replay it.
  * - `PROPERTY_RUNS`: runs of the scripted-model property (default 500).
  * - `PROPERTY_HTTP_RUNS`: runs of the real-HTTP property (default 40).
+ * - `PROPERTY_PATH`: the `path` of a failure report; with its seed, replays just that
+ *   counterexample (run the one test file it came from).
  * @module
  */
 import type fc from 'fast-check';
@@ -30,6 +32,7 @@ export function propertyParameters<T>(envName: string, numRuns: number): fc.Para
     // A run that hangs fails (and shrinks) instead of stalling the suite. The failure report
     // names the seed, the path and the shrunk counterexample.
     timeout: 10_000,
+    ...(process.env['PROPERTY_PATH'] && { path: process.env['PROPERTY_PATH'] }),
   };
 }
 
