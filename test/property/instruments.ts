@@ -24,19 +24,21 @@ interface PendingTimer {
  * - `onTimer(ms)` hears every timer the runtime sets (a retry wait announces itself by its
  *   length);
  * - `expireNext(ms)` makes the next timer of that length fire at once, `hurryAll(ms)` the pending
- *   ones (a hook or tool that never settles meets its time limit now, not 50 s later).
+ *   ones (a hook or tool that never settles meets its time limit now, not 50 s later), `skip(ms)`
+ *   also moves `now()` on (a stalled stream meets its idle bound now).
  * `shorten` maps a length to the real wait it gets.
  */
 export class TrackingClock implements Clock {
   readonly #pending = new Map<object, PendingTimer>();
   readonly #expire = new Map<number, number>();
   readonly #idle: (() => void)[] = [];
+  #offset = 0;
   onTimer: ((ms: number) => void) | null = null;
 
   constructor(private readonly shorten: ReadonlyMap<number, number> = new Map()) {}
 
   now(): number {
-    return Date.now();
+    return Date.now() + this.#offset;
   }
 
   setTimeout(callback: () => void, ms: number): unknown {
@@ -72,6 +74,15 @@ export class TrackingClock implements Clock {
       clearTimeout(timer.handle);
       timer.handle = setTimeout(timer.run, 0);
     }
+  }
+
+  /**
+   * Time jumps `ms` ahead and the pending timers of that length fire now: a wait that measures
+   * itself with `now()` (the stream idle watchdog) finds its time up.
+   */
+  skip(ms: number): void {
+    this.#offset += ms;
+    this.hurryAll(ms);
   }
 
   /** Lengths of the runtime's timers still pending. */

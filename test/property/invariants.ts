@@ -42,13 +42,8 @@ export interface SessionRecord {
 }
 
 /** Error codes an `error` event may carry in these runs; anything else is a bug. */
-const NON_FATAL_CODES = new Set([
-  'HOOK_FAILED',
-  'PROVIDER_ERROR',
-  'MAX_TOOL_CALLS_EXCEEDED',
-  'MEMORY_FAILED',
-  'COMPACT_ERROR',
-]);
+// A failed attempt that is retried is a `retry_scheduled` event, not an error.
+const NON_FATAL_CODES = new Set(['HOOK_FAILED', 'MAX_TOOL_CALLS_EXCEEDED', 'MEMORY_FAILED', 'COMPACT_ERROR']);
 const FATAL_CODES = new Set(['PROVIDER_ERROR', 'REQUEST_BLOCKED']);
 
 const TERMINAL_TYPES = new Set(['turn_complete', 'turn_cancelled']);
@@ -185,7 +180,7 @@ function checkTurn(record: TurnRecord, own: AgentEvent[], label: string, turnEnd
   checkShownTextKept(record, own, label);
   checkNothingStartedAfterCancel(record, own, label);
   if (result.status === 'completed') checkUsageAddsUp(result, own, label);
-  if (record.prediction) checkPrediction(record, payload, label);
+  if (record.prediction) checkPrediction(record, own, label);
 }
 
 /**
@@ -234,11 +229,13 @@ function checkUsageAddsUp(result: TurnResult, own: AgentEvent[], label: string):
   }
 }
 
-function checkPrediction(record: TurnRecord, terminal: AgentEvent['payload'], label: string): void {
+function checkPrediction(record: TurnRecord, own: AgentEvent[], label: string): void {
+  const terminal = own.at(-1)!.payload;
   const expected = record.prediction!;
   const { result } = record;
   const seen = {
     status: result.status,
+    retries: own.flatMap((e) => (e.payload.type === 'retry_scheduled' ? [e.payload.attempt] : [])),
     finishReason: terminal.type === 'turn_complete' ? terminal.finishReason : null,
     errorCode: result.error?.code ?? null,
     requests: record.requests,

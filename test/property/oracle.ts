@@ -12,6 +12,8 @@ import { attemptOutcome, FALLBACK } from './scripts.js';
 /** The predicted end of a turn. */
 export interface Prediction {
   status: 'completed' | 'failed';
+  /** The failed attempt of each `retry_scheduled`, in order (1 for a response's first attempt). */
+  retries: number[];
   /** For a completed turn. */
   finishReason: string | null;
   /** For a failed turn: the code of its fatal error. */
@@ -42,8 +44,10 @@ export function predictTurn(
   };
   const usage = { inputTokens: 0, outputTokens: 0 };
   let requests = 0;
+  const retries: number[] = [];
   const failed = (errorCode: string): Prediction => ({
     status: 'failed',
+    retries,
     finishReason: null,
     errorCode,
     requests,
@@ -62,6 +66,7 @@ export function predictTurn(
     if (!outcome.ok) {
       const retry = outcome.retryable && !outcome.hadOutput && attempt <= limits.maxRetries;
       if (!retry || next('on_retry') === 'abort') return failed('PROVIDER_ERROR');
+      retries.push(attempt);
       attempt += 1;
       continue;
     }
@@ -70,11 +75,18 @@ export function predictTurn(
     usage.outputTokens += spec.usage?.outputTokens ?? 0;
     if (outcome.toolCalls === 0) {
       const finishReason = spec.ending.kind === 'done' ? spec.ending.finishReason : 'stop';
-      return { status: 'completed', finishReason, errorCode: null, requests, usage };
+      return { status: 'completed', retries, finishReason, errorCode: null, requests, usage };
     }
     toolCalls += outcome.toolCalls;
     if (toolCalls >= limits.maxToolCallsPerTurn) {
-      return { status: 'completed', finishReason: 'max_tool_calls', errorCode: null, requests, usage };
+      return {
+        status: 'completed',
+        retries,
+        finishReason: 'max_tool_calls',
+        errorCode: null,
+        requests,
+        usage,
+      };
     }
   }
 }

@@ -74,6 +74,7 @@ export const COUNTED_EVENT_TYPES = [
   'tool_call_start',
   'tool_call_end',
   'usage',
+  'retry_scheduled',
   'error',
 ] as const;
 export type CountedEventType = (typeof COUNTED_EVENT_TYPES)[number];

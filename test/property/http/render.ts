@@ -15,7 +15,6 @@ import type { HarnessTimers } from '../instruments.js';
 import type { ResponseSpec } from '../scenario.js';
 import { argumentsText, type ScriptContext } from '../scripts.js';
 import { sseEvent, startSse } from './imports.js';
-import { STALL_CLOSE_MS, STREAM_IDLE_TIMEOUT_MS } from './stream-idle.js';
 
 const base = {
   id: 'chatcmpl-property',
@@ -39,6 +38,8 @@ export interface RenderContext {
    * judge the failure by the output it really saw.
    */
   shown(count: number, res: ServerResponse): Promise<void>;
+  /** The response stalls for good: the agent's idle bound runs out now. */
+  stalled(): void;
 }
 
 /** Writes `spec` to `res` as SSE, playing its ending as the chosen fault. */
@@ -99,7 +100,7 @@ export async function renderResponse(
         case 0:
           return void res.destroy();
         case 1:
-          return stall(res, rc);
+          return rc.stalled();
         default:
           write(res, sseEvent({ error: { message: 'server error, try again', type: 'server_error' } }));
           return void res.end();
@@ -171,9 +172,9 @@ async function retryableBeforeOutput(
       return void res.destroy();
     case 4:
       startSse(res);
-      return stall(res, rc);
+      return rc.stalled();
     default:
-      return stall(res, rc);
+      return rc.stalled();
   }
 }
 
@@ -181,11 +182,6 @@ function fatalStatus(res: ServerResponse, flavour: number): void {
   const status = flavour % 2 === 0 ? 400 : 401;
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: { message: `refused with ${status}`, type: 'invalid_request_error' } }));
-}
-
-/** No more bytes: the agent's idle bound ends it, or (until it has one) the server closes it. */
-function stall(res: ServerResponse, rc: RenderContext): void {
-  if (STREAM_IDLE_TIMEOUT_MS === null) rc.timers.later(() => res.destroy(), STALL_CLOSE_MS);
 }
 
 /** Writes unless the client has gone; says whether it wrote. */

@@ -1,20 +1,8 @@
 /**
- * How a stalled stream (no bytes after the headers, or no headers) ends in the real-HTTP
- * property.
- *
- * SWITCH: while the agent has no stream idle bound, the server itself closes a stalled
- * connection after {@link STALL_CLOSE_MS}, so a stall ends as a broken connection (retryable).
- * Once `AgentConfig.streamIdleTimeoutMs` exists, set {@link STREAM_IDLE_TIMEOUT_MS} to a short
- * value: the agent is given that option, the server then leaves stalls open, and the agent's
- * own bound must end them (also a retryable failure, so the invariants and the expected ends
- * stay the same).
+ * How a stalled stream (no bytes after the headers, or no headers at all) ends in the real-HTTP
+ * property: by the agent's own bound, `streamIdleTimeoutMs` — long here, so a healthy stream
+ * never meets it, and made to run out at once when the server stalls (the run's clock jumps
+ * that far ahead). The failure is the retryable "no data" `PROVIDER_ERROR`.
+ * @module
  */
-export const STREAM_IDLE_TIMEOUT_MS: number | null = null;
-
-/** How long the server holds a stalled connection before closing it (when the agent has no bound). */
-export const STALL_CLOSE_MS = 5;
-
-/** The agent settings the switch adds. */
-export function streamIdleConfig(): Record<string, unknown> {
-  return STREAM_IDLE_TIMEOUT_MS === null ? {} : { streamIdleTimeoutMs: STREAM_IDLE_TIMEOUT_MS };
-}
+export const STREAM_IDLE_TIMEOUT_MS = 47_000;

@@ -9,14 +9,14 @@ import type { ServerResponse } from 'node:http';
 import type { WorldOptions } from '../world.js';
 import { ChatCompletionsServer, OpenAIProvider } from './imports.js';
 import { renderResponse } from './render.js';
-import { streamIdleConfig } from './stream-idle.js';
+import { STREAM_IDLE_TIMEOUT_MS } from './stream-idle.js';
 
 /** A run's transport, and the server responses it has not seen closed. */
 export function httpTransport(server: ChatCompletionsServer, flavours: readonly number[]) {
   const open = new Set<ServerResponse>();
   let served = 0;
   const options: WorldOptions = {
-    config: streamIdleConfig(),
+    config: { streamIdleTimeoutMs: STREAM_IDLE_TIMEOUT_MS },
     provider: (world) => {
       server.respondWith(async (req, res, body) => {
         open.add(res);
@@ -44,7 +44,14 @@ export function httpTransport(server: ChatCompletionsServer, flavours: readonly 
               response.on('close', check);
               check();
             });
-          await renderResponse(req, res, spec, { script: ctx, flavour, timers: world.timers, shown });
+          const stalled = () => world.clock.skip(STREAM_IDLE_TIMEOUT_MS);
+          await renderResponse(req, res, spec, {
+            script: ctx,
+            flavour,
+            timers: world.timers,
+            shown,
+            stalled,
+          });
         } catch {
           res.destroy();
         }
