@@ -6,7 +6,8 @@
  *   moment), 503, a reset before or after the headers, a stall before or after the headers;
  * - retryable after some chunks: a reset, a stall, a transient error object in the stream;
  * - fatal: 400 or 401 before output, a non-transient error object after it;
- * - malformed: a chunk that is not JSON; no finish: the body just ends.
+ * - malformed: a chunk that is not JSON; no finish: the body just ends (no finish reason, no
+ *   `[DONE]`); a normal end may come as `[DONE]` without a finish reason.
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -75,7 +76,9 @@ export async function renderResponse(
   switch (ending.kind) {
     case 'done': {
       if (!(await stream(pieces.length, false))) return;
-      write(res, chunk({}, ending.finishReason));
+      // Some servers send `[DONE]` with no finish reason: a normal end, read as 'stop'.
+      const silentStop = ending.finishReason === 'stop' && rc.flavour % 2 === 1;
+      if (!silentStop) write(res, chunk({}, ending.finishReason));
       if (spec.usage) write(res, usageChunk(spec.usage));
       write(res, 'data: [DONE]\n\n');
       return void res.end();

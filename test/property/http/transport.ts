@@ -6,7 +6,7 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import type { WorldOptions } from '../world.js';
+import type { LiveTurn, WorldOptions } from '../world.js';
 import { ChatCompletionsServer, OpenAIProvider } from './imports.js';
 import { renderResponse } from './render.js';
 import { STREAM_IDLE_TIMEOUT_MS } from './stream-idle.js';
@@ -15,6 +15,8 @@ import { STREAM_IDLE_TIMEOUT_MS } from './stream-idle.js';
 export function httpTransport(server: ChatCompletionsServer, flavours: readonly number[]) {
   const open = new Set<ServerResponse>();
   let served = 0;
+  /** Requests the server received per turn. */
+  const received = new Map<LiveTurn, number>();
   const options: WorldOptions = {
     config: { streamIdleTimeoutMs: STREAM_IDLE_TIMEOUT_MS },
     provider: (world) => {
@@ -27,6 +29,8 @@ export function httpTransport(server: ChatCompletionsServer, flavours: readonly 
         const said = lastUserText(body);
         const turn =
           world.turnsByText.get(said) ?? world.turnsByText.get(said.replace(/^\/\S+ /, '')) ?? null;
+        const index = turn ? (received.get(turn) ?? 0) + 1 : 0;
+        if (turn) received.set(turn, index);
         const { spec, ctx } = world.nextResponse(turn);
         const flavour = flavours[served++ % flavours.length] ?? 0;
         try {
@@ -44,7 +48,18 @@ export function httpTransport(server: ChatCompletionsServer, flavours: readonly 
               response.on('close', check);
               check();
             });
-          const stalled = () => world.clock.skip(STREAM_IDLE_TIMEOUT_MS);
+          // Only the request the agent is still waiting for may move the clock on: one it gave up
+          // on (its turn ended, or a newer request followed) would run out another's idle bound.
+          const stalled = () => {
+            const awaited =
+              turn !== null &&
+              turn === world.current &&
+              index === turn.requests &&
+              !(turn.id !== null && world.ended.has(turn.id)) &&
+              !res.destroyed;
+            if (awaited) world.clock.skip(STREAM_IDLE_TIMEOUT_MS);
+            else res.destroy();
+          };
           await renderResponse(req, res, spec, {
             script: ctx,
             flavour,
