@@ -81,7 +81,9 @@ export function noteTool(world: World, name: string, mutating: boolean) {
           await world.briefHold();
           return `${name} done after a while`;
         case 'hang':
-          // Never returns by itself: its time limit ends it (now, not in 40 s).
+          // Never returns by itself: its time limit ends it (now, not in 40 s). The limit's timer
+          // starts once execute has returned its promise, so hurry it from the next microtask.
+          await Promise.resolve();
           world.clock.hurryAll(TOOL_TIMEOUT_MS);
           await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
           return 'too late';
