@@ -127,7 +127,11 @@ export class Session {
     const ref = this.#ref;
     ref.send({ type: 'SEND', turnId: turn.id });
     return new RunningTurn(turn, () => {
-      if (ref.getSnapshot().context.activeTurnId === turn.id) ref.send({ type: 'CANCEL' });
+      if (ref.getSnapshot().context.activeTurnId !== turn.id) return;
+      // At once, not only through the machine: a cancel from inside a batch's own event (a
+      // tool_call_start subscriber) must skip the calls after it, before the machine takes the event.
+      turn.toolCancel.abort();
+      ref.send({ type: 'CANCEL' });
     });
   }
 
