@@ -17,21 +17,11 @@ import {
   streamText,
   writeInPieces,
 } from './local-server.js';
+import { chatModel, chatRequest } from '../../support/models.js';
 
-const model = {
-  id: 'm',
-  displayName: 'M',
-  contextWindow: 8192,
-  capabilities: { toolUse: true, vision: false, streaming: true },
-};
+const model = chatModel('m');
 
-const request: ChatRequest = {
-  model: 'm',
-  systemPrompt: '',
-  messages: [{ type: 'user', content: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  purpose: 'turn',
-};
+const request: ChatRequest = chatRequest('hi');
 
 let server: ChatCompletionsServer;
 let sdkClient: OpenAI;

@@ -12,24 +12,14 @@ import { AgentBuilder, type AgentEvent } from '../../../src/index.js';
 import { OpenAIProvider } from '../../../src/openai.js';
 import type { ChatRequest } from '../../../src/types.js';
 import { ChatCompletionsServer, collect, sseEvent, streamText, type Responder } from './local-server.js';
+import { chatModel, chatRequest } from '../../support/models.js';
 
 const API_KEY = 'sk-test-4f9a1c2b7d8e3f6a';
 const TEAM_TOKEN = 'team-token-51b2c3d4';
 const headers = { 'X-Team-Token': TEAM_TOKEN, 'X-Title': 'Secrets test app' };
 
-const model = {
-  id: 'm',
-  displayName: 'M',
-  contextWindow: 8192,
-  capabilities: { toolUse: true, vision: false, streaming: true },
-};
-const request: ChatRequest = {
-  model: 'm',
-  systemPrompt: '',
-  messages: [{ type: 'user', content: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  purpose: 'turn',
-};
+const model = chatModel('m');
+const request: ChatRequest = chatRequest('hi');
 
 let server: ChatCompletionsServer;
 let viaFetch: OpenAIProvider;
