@@ -23,6 +23,7 @@ function defaultSource(code: AgentErrorCode): ErrorSource {
       return 'plugin';
     case 'STORAGE_ERROR':
     case 'STORAGE_DUPLICATE':
+    case 'SESSION_WRITER_REPLACED':
       return 'storage';
     default:
       return 'agent';
@@ -176,4 +177,21 @@ export const Errors = {
   memoryFailed: (message: string, cause?: unknown) => new AgentError('MEMORY_FAILED', message, { cause }),
   /** A bug in the runtime itself (a step or a machine that crashed), never a component's fault. */
   internal: (message: string, cause?: unknown) => new AgentError('INTERNAL_ERROR', message, { cause }),
+  sessionLocked: (id: string) =>
+    new AgentError('SESSION_LOCKED', `session '${id}' is open in another tab or agent`),
+  writerReplaced: (id: string) =>
+    new AgentError('SESSION_WRITER_REPLACED', `session '${id}' was taken over by another writer`),
+  approvalPending: (callIds: readonly string[]) =>
+    new AgentError('APPROVAL_PENDING', `tool calls await approval: ${callIds.join(', ')}`),
+  approvalNotPending: (callId: string) =>
+    new AgentError('APPROVAL_NOT_PENDING', `no approval is pending for call '${callId}'`),
+  outputInvalid: (message: string, cause?: unknown) => new AgentError('OUTPUT_INVALID', message, { cause }),
+  budgetExceeded: (message: string) => new AgentError('BUDGET_EXCEEDED', message),
+  costUnknown: (modelId: string) =>
+    new AgentError(
+      'COST_UNKNOWN',
+      `model '${modelId}' has no pricing and no server cost: only token budgets apply`,
+    ),
+  toolSourceUnavailable: (id: string, message: string, cause?: unknown) =>
+    new AgentError('TOOL_SOURCE_UNAVAILABLE', `tool source '${id}': ${message}`, { cause }),
 } as const;

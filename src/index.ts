@@ -108,12 +108,15 @@ export type { ModelProvider } from './ports/model-provider.js';
 export {
   defineTool,
   toolParametersJsonSchema,
+  type ApprovalQuery,
   type ToolDefinition,
   type ToolExecuteInput,
   type ToolHandler,
 } from './ports/tool-handler.js';
 export type { HookDataMap, HookHandler, HookPayloadOf, Plugin, PluginContext } from './ports/plugin.js';
-export type { MemoryStorage, SessionStorage } from './ports/storage.js';
+export type { MemoryStorage, SaveEventOptions, SessionDraft, SessionStorage } from './ports/storage.js';
+export type { LockLease, LockMode, SessionLock } from './ports/session-lock.js';
+export type { ToolSource } from './ports/tool-source.js';
 
 // Tools
 export { TRUNCATION_MARKER, MAX_TOOL_OUTPUT_BYTES } from './tools/truncate.js';

@@ -44,6 +44,14 @@ export const AGENT_ERROR_CODES = [
   'HOOK_FAILED',
   'MEMORY_FAILED',
   'INTERNAL_ERROR',
+  'SESSION_LOCKED',
+  'SESSION_WRITER_REPLACED',
+  'APPROVAL_PENDING',
+  'APPROVAL_NOT_PENDING',
+  'OUTPUT_INVALID',
+  'BUDGET_EXCEEDED',
+  'COST_UNKNOWN',
+  'TOOL_SOURCE_UNAVAILABLE',
 ] as const;
 /** Schema of {@link AgentErrorCode}. */
 export const AgentErrorCodeSchema = /* @__PURE__ */ (() => z.enum(AGENT_ERROR_CODES))();
@@ -265,6 +273,14 @@ export const ChatEventSchema = /* @__PURE__ */ (() =>
       cost: z.optional(z.number()),
     }),
     z.strictObject({ type: z.literal('done'), finishReason: z.string() }),
+    // Optional: a piece of a tool call's arguments as it streams (the complete `tool_call` follows).
+    z.strictObject({
+      type: z.literal('tool_call_delta'),
+      index: nonNegativeInt(),
+      callId: z.optional(z.string()),
+      toolName: z.optional(z.string()),
+      argumentsDelta: z.string(),
+    }),
   ]))();
 /** One event of a provider's stream. A tool call arrives whole; `done` ends the response. */
 export type ChatEvent = z.infer<typeof ChatEventSchema>;
@@ -411,6 +427,29 @@ export const AgentEventPayloadSchema = /* @__PURE__ */ (() =>
       delayMs: z.number().check(z.minimum(0)),
       error: AgentErrorDataSchema,
     }),
+    // Another tab (or Agent) took this session over; the session cancels its turn and closes.
+    z.strictObject({ type: z.literal('session_lock_lost'), by: z.enum(['steal', 'writer_replaced']) }),
+    // The first event of a turn continued after a reload (`session.continueTurn()`).
+    z.strictObject({
+      type: z.literal('turn_resumed'),
+      reason: z.enum(['awaiting_approval', 'awaiting_model', 'tools_unfinished']),
+    }),
+    z.strictObject({
+      type: z.literal('approval_requested'),
+      callId: z.string(),
+      toolName: z.string(),
+      arguments: z.unknown(),
+    }),
+    z.strictObject({
+      type: z.literal('approval_resolved'),
+      callId: z.string(),
+      approved: z.boolean(),
+      reason: z.optional(z.string()),
+      by: z.enum(['user', 'policy', 'timeout', 'cancel']),
+    }),
+    // Structured output: the partial object so far, then the validated output.
+    z.strictObject({ type: z.literal('output_delta'), partial: z.unknown() }),
+    z.strictObject({ type: z.literal('output'), output: z.unknown() }),
   ]))();
 /** What happened: a delta, a tool call, usage, compaction, or the turn's end. */
 export type AgentEventPayload = z.infer<typeof AgentEventPayloadSchema>;

@@ -106,6 +106,26 @@ const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSour
     source: 'agent',
     says: ['extraction'],
   },
+  SESSION_LOCKED: { make: () => Errors.sessionLocked('s-1'), source: 'agent', says: ['s-1', 'another tab'] },
+  SESSION_WRITER_REPLACED: { make: () => Errors.writerReplaced('s-1'), source: 'storage', says: ['s-1'] },
+  APPROVAL_PENDING: { make: () => Errors.approvalPending(['c1', 'c2']), source: 'agent', says: ['c1, c2'] },
+  APPROVAL_NOT_PENDING: { make: () => Errors.approvalNotPending('c9'), source: 'agent', says: ['c9'] },
+  OUTPUT_INVALID: {
+    make: () => Errors.outputInvalid('final_answer arguments invalid', cause),
+    source: 'agent',
+    says: ['final_answer'],
+  },
+  BUDGET_EXCEEDED: {
+    make: () => Errors.budgetExceeded('turn budget of $0.01 spent'),
+    source: 'agent',
+    says: ['$0.01'],
+  },
+  COST_UNKNOWN: { make: () => Errors.costUnknown('m-1'), source: 'agent', says: ["'m-1'", 'token budgets'] },
+  TOOL_SOURCE_UNAVAILABLE: {
+    make: () => Errors.toolSourceUnavailable('mcp:notes', 'fetch failed', cause),
+    source: 'agent',
+    says: ['mcp:notes', 'fetch failed'],
+  },
 };
 
 describe('every error code', () => {

@@ -16,11 +16,45 @@ import type { Memory, SessionEvent, SessionPage, SessionSummary } from '../types
  * - Failures reject with an `AgentError` `STORAGE_ERROR`.
  */
 export interface SessionStorage {
-  saveEvent(sessionId: string, event: SessionEvent): Promise<void>;
+  /**
+   * Optional: a name shared by every instance over the same data (IndexedDB: the database name).
+   * It names the cross-tab lock (`youyou-agent:<namespace>:<sessionId>`) and change channel.
+   * Default `'default'`.
+   */
+  readonly namespace?: string;
+  /**
+   * Appends one event. With `options.writerEpoch` (a storage that has `claimWriter`), the write is
+   * refused with `STORAGE_ERROR` (cause: an `AgentError` `SESSION_WRITER_REPLACED`) when a later
+   * writer claimed the session; the check runs inside the write transaction.
+   */
+  saveEvent(sessionId: string, event: SessionEvent, options?: SaveEventOptions): Promise<void>;
   loadSession(sessionId: string): Promise<SessionEvent[] | null>;
   listSessions(cursor: string | null, limit: number): Promise<SessionPage>;
   findSessions(query: string): Promise<SessionSummary[]>;
   deleteSession(sessionId: string): Promise<void>;
+  /**
+   * Optional fencing: makes the caller the session's only writer and returns its epoch (greater
+   * than every epoch returned before for that session). Writes carrying an older epoch are refused.
+   */
+  claimWriter?(sessionId: string): Promise<number>;
+  /** Optional: keeps (or with `null` clears) the streaming text of the running turn. */
+  saveDraft?(sessionId: string, draft: SessionDraft | null): Promise<void>;
+  /** Optional: the draft last saved for the session, `null` if none. */
+  loadDraft?(sessionId: string): Promise<SessionDraft | null>;
+}
+
+/** What `saveEvent` may be told. */
+export interface SaveEventOptions {
+  /** The epoch `claimWriter` returned to this writer. */
+  writerEpoch?: number;
+}
+
+/** The text a turn had streamed so far, checkpointed so that a reload can show it. */
+export interface SessionDraft {
+  turnId: string;
+  text: string;
+  /** ISO 8601. */
+  updatedAt: string;
 }
 
 /**

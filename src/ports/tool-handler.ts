@@ -29,9 +29,32 @@ export interface ToolHandler<A = unknown> {
   parameters: $ZodType<A>;
   /** A mutating tool makes its whole batch run serially, in call order. Default `false`. */
   mutating?: boolean;
+  /**
+   * Whether a call waits for a human decision (`turn.approve` / `turn.deny`) before it runs.
+   * Asked after the arguments are validated. Default `false`.
+   */
+  needsApproval?: boolean | ApprovalCheck<A>;
   /** Runs one call. */
   execute(input: ToolExecuteInput<A>): Promise<ToolOutput | string>;
 }
+
+/** What an approval decision is asked about. */
+export interface ApprovalQuery<A = unknown> {
+  callId: string;
+  toolName: string;
+  /** Validated arguments. */
+  arguments: A;
+  sessionId: string;
+  turnId: string;
+}
+
+/**
+ * Decides whether a call needs approval. (Declared as a method's type so that a tool of any
+ * argument type is still a `ToolHandler<unknown>`, as `execute` is.)
+ */
+export type ApprovalCheck<A> = {
+  check(query: ApprovalQuery<A>): boolean | Promise<boolean>;
+}['check'];
 
 /** What {@link defineTool} takes. */
 export interface ToolDefinition<S extends $ZodType> {

@@ -1,0 +1,32 @@
+/**
+ * Who may write a session: one holder at a time, across tabs. The default in browsers is
+ * `WebLocksSessionLock` (Web Locks); with none registered, only storage fencing (when the storage
+ * has `claimWriter`) stops a second writer.
+ * @module
+ */
+
+/** How to take a lock that another tab or `Agent` holds. */
+export type LockMode = 'ifAvailable' | 'wait' | 'steal';
+
+/** A held session lock. */
+export interface LockLease {
+  /** Settles when the lock is taken away (another holder stole it); never rejects. */
+  readonly lost: Promise<void>;
+  /** Gives the lock up (idempotent). */
+  release(): void;
+}
+
+/**
+ * A lock per session id.
+ *
+ * `acquire` resolves with a lease, or `null` when the mode is `'ifAvailable'` and the lock is held
+ * elsewhere. `'wait'` waits until the holder releases it (or `signal` aborts: the promise rejects
+ * with the signal's reason); `'steal'` takes it at once and the previous holder's `lost` settles.
+ * @example
+ * const lease = await lock.acquire('s-1', 'ifAvailable');
+ * if (lease === null) console.log('open in another tab');
+ * else lease.release();
+ */
+export interface SessionLock {
+  acquire(sessionId: string, mode: LockMode, signal?: AbortSignal): Promise<LockLease | null>;
+}
