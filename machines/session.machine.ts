@@ -46,7 +46,14 @@ export interface SessionOutput {
 
 /** Events the Session machine accepts. */
 export type SessionMachineEvent =
-  | { type: 'SEND'; turnId: string }
+  | {
+      type: 'SEND';
+      turnId: string;
+      /** Repair rounds of the structured answer asked for; absent or `null` for none. */
+      outputRepairs?: number | null;
+      /** Whether a budget applies to the turn. */
+      budgeted?: boolean;
+    }
   | { type: 'CANCEL' }
   | { type: 'CLOSE' }
   | { type: 'SHUTDOWN' }
@@ -75,11 +82,13 @@ export interface CloseSessionInput {
 
 const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${name}' was not provided`));
 
-/** The input of the turn a `SEND` starts: its id, the limits, and the counters so far. */
-function turnInput(context: SessionContext, turnId: string): TurnInput {
+/** The input of the turn a `SEND` starts: its id, its options, the limits, and the counters so far. */
+function turnInput(context: SessionContext, send: Extract<SessionMachineEvent, { type: 'SEND' }>): TurnInput {
   const { limits } = context;
   return {
-    turnId,
+    turnId: send.turnId,
+    outputRepairs: send.outputRepairs ?? null,
+    budgeted: send.budgeted ?? false,
     sessionId: context.sessionId,
     maxRetries: limits.maxRetries,
     maxToolCallsPerTurn: limits.maxToolCallsPerTurn,
@@ -175,7 +184,7 @@ export const sessionMachine = /* @__PURE__ */ setup({
             src: 'turn',
             input: ({ context, event }) => {
               assertEvent(event, 'SEND');
-              return turnInput(context, event.turnId);
+              return turnInput(context, event);
             },
             onDone: {
               target: 'idle',

@@ -11,8 +11,9 @@
  */
 import { assign, fromPromise, setup } from 'xstate';
 import type { AgentError } from '../src/errors.js';
-import { addUsage, ZERO_USAGE, type TokenUsage, type ToolCallRef } from '../src/types.js';
+import { addUsage, FINAL_ANSWER_TOOL, ZERO_USAGE, type TokenUsage, type ToolCallRef } from '../src/types.js';
 import type {
+  CheckBudgetOutput,
   CompactInput,
   CompactOutput,
   EndTurnInput,
@@ -30,6 +31,8 @@ import type {
   TurnInput,
   TurnOutput,
   TurnStatus,
+  ValidateOutputInput,
+  ValidateOutputOutput,
 } from './turn.types.js';
 
 export type * from './turn.types.js';
@@ -51,6 +54,10 @@ export interface TurnContext extends TurnInput {
   cancelRequested: boolean;
   /** Whether `endTurn` ran the memory checkpoint. */
   checkpointed: boolean;
+  /** Repair rounds a structured answer took so far. */
+  repairsUsed: number;
+  /** The budget's cap on the next response's tokens; `null` for none. */
+  maxOutputTokens: number | null;
 }
 
 const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${name}' was not provided`));
@@ -107,6 +114,8 @@ export const turnMachine = /* @__PURE__ */ setup({
       waitToRetry: 'waitToRetry';
       runToolBatch: 'runToolBatch';
       endTurn: 'endTurn';
+      checkBudget: 'checkBudget';
+      validateOutput: 'validateOutput';
     },
   },
   actors: {
@@ -124,6 +133,10 @@ export const turnMachine = /* @__PURE__ */ setup({
     runToolBatch: fromPromise<ToolBatchOutput, ToolBatchInput>(notProvided('runToolBatch')),
     /** Records a partial message, on_error, drains writes, memory checkpoint, turn_end hook. */
     endTurn: fromPromise<EndTurnOutput, EndTurnInput>(notProvided('endTurn')),
+    /** Projects the next request's cost against the budgets; reports `BUDGET_EXCEEDED` when it does not fit. */
+    checkBudget: fromPromise<CheckBudgetOutput, PrepareInput>(notProvided('checkBudget')),
+    /** Checks the structured answer of a response; answers its calls; emits `output` when valid. */
+    validateOutput: fromPromise<ValidateOutputOutput, ValidateOutputInput>(notProvided('validateOutput')),
   },
   actions: {
     requestCancel: assign({ cancelRequested: true }),
@@ -149,6 +162,16 @@ export const turnMachine = /* @__PURE__ */ setup({
       pendingToolCalls: [],
     })),
     finishAtToolLimit: assign({ finishReason: 'max_tool_calls' }),
+    recordBudget: assign((_, params: { output: CheckBudgetOutput & { allowed: true } }) => ({
+      maxOutputTokens: params.output.maxOutputTokens,
+    })),
+    finishAtBudget: assign({ finishReason: 'budget_exceeded' }),
+    countRepair: assign(({ context }) => ({ repairsUsed: context.repairsUsed + 1 })),
+    /** The turn ends with its structured answer, not with the `tool_calls` of the response. */
+    finishWithOutput: assign({ finishReason: 'stop' }),
+    recordOutputFailure: assign((_, params: { output: ValidateOutputOutput }) => ({
+      lastError: (params.output as ValidateOutputOutput & { verdict: 'rejected' }).error,
+    })),
     recordCheckpoint: assign((_, params: { output: EndTurnOutput }) => ({
       checkpointed: params.output.checkpointed,
     })),
@@ -174,6 +197,19 @@ export const turnMachine = /* @__PURE__ */ setup({
     cancelRequested: ({ context }) => context.cancelRequested,
     toolLimitReached: ({ context }, params: { count: number }) =>
       context.toolCallCount + params.count >= context.maxToolCallsPerTurn,
+    budgeted: ({ context }) => context.budgeted,
+    budgetAllows: (_, params: { output: CheckBudgetOutput }) => params.output.allowed,
+    /**
+     * A turn that asks for structured output checks a response that called `final_answer`, or
+     * that called no tool at all (an answer in text is a failed attempt).
+     */
+    answersForOutput: ({ context }, params: { output: StreamOutput }) =>
+      context.outputRepairs !== null &&
+      params.output.ok &&
+      (params.output.toolCalls.length === 0 ||
+        params.output.toolCalls.some((call) => call.toolName === FINAL_ANSWER_TOOL)),
+    outputAccepted: (_, params: { output: ValidateOutputOutput }) => params.output.verdict === 'accepted',
+    outputRepairable: (_, params: { output: ValidateOutputOutput }) => params.output.verdict === 'repair',
   },
 }).createMachine({
   id: 'turn',
@@ -188,6 +224,8 @@ export const turnMachine = /* @__PURE__ */ setup({
     lastError: null,
     cancelRequested: false,
     checkpointed: false,
+    repairsUsed: 0,
+    maxOutputTokens: null,
   }),
   initial: 'working',
   // Each final state names its status in its own `output`; the rest comes from context.
@@ -223,6 +261,7 @@ export const turnMachine = /* @__PURE__ */ setup({
                 guard: { type: 'needsCompaction', params: ({ event }) => ({ output: event.output }) },
                 target: 'compacting',
               },
+              { guard: 'budgeted', target: 'checkingBudget' },
               { target: 'requesting' },
             ],
             onError: FAIL_ON_CRASH,
@@ -238,12 +277,42 @@ export const turnMachine = /* @__PURE__ */ setup({
               compactionFailures: context.compactionFailures,
               maxCompactionFailures: context.maxCompactionFailures,
             }),
-            onDone: {
-              target: 'requesting',
-              actions: { type: 'recordCompaction', params: ({ event }) => ({ output: event.output }) },
-            },
+            onDone: [
+              {
+                guard: 'budgeted',
+                target: 'checkingBudget',
+                actions: { type: 'recordCompaction', params: ({ event }) => ({ output: event.output }) },
+              },
+              {
+                target: 'requesting',
+                actions: { type: 'recordCompaction', params: ({ event }) => ({ output: event.output }) },
+              },
+            ],
             // Compaction is an optimisation: even a crashed step lets the request go out.
-            onError: { target: 'requesting', actions: 'countCompactionFailure' },
+            onError: [
+              { guard: 'budgeted', target: 'checkingBudget', actions: 'countCompactionFailure' },
+              { target: 'requesting', actions: 'countCompactionFailure' },
+            ],
+          },
+        },
+        checkingBudget: {
+          invoke: {
+            id: 'checkBudget',
+            src: 'checkBudget',
+            input: ({ context }) => ({ ...ids(context), dynamicSections: context.dynamicSections }),
+            onDone: [
+              {
+                guard: { type: 'budgetAllows', params: ({ event }) => ({ output: event.output }) },
+                target: 'requesting',
+                actions: {
+                  type: 'recordBudget',
+                  params: ({ event }) => ({ output: event.output as CheckBudgetOutput & { allowed: true } }),
+                },
+              },
+              // No request: the turn ends here, completed (the step reported BUDGET_EXCEEDED).
+              { target: '#turn.finishing', actions: 'finishAtBudget' },
+            ],
+            onError: FAIL_ON_CRASH,
           },
         },
         requesting: {
@@ -254,8 +323,14 @@ export const turnMachine = /* @__PURE__ */ setup({
               ...ids(context),
               attempt: context.attempt,
               dynamicSections: context.dynamicSections,
+              maxOutputTokens: context.maxOutputTokens,
             }),
             onDone: [
+              {
+                guard: { type: 'answersForOutput', params: ({ event }) => ({ output: event.output }) },
+                target: 'validatingOutput',
+                actions: RECORD_RESPONSE,
+              },
               {
                 guard: { type: 'hasToolCalls', params: ({ event }) => ({ output: event.output }) },
                 target: 'dispatchingTools',
@@ -274,6 +349,35 @@ export const turnMachine = /* @__PURE__ */ setup({
               {
                 target: '#turn.failing',
                 actions: RECORD_ATTEMPT_FAILURE,
+              },
+            ],
+            onError: FAIL_ON_CRASH,
+          },
+        },
+        validatingOutput: {
+          invoke: {
+            id: 'validateOutput',
+            src: 'validateOutput',
+            input: ({ context }) => ({
+              ...ids(context),
+              calls: context.pendingToolCalls,
+              repairsUsed: context.repairsUsed,
+              repairsLeft: (context.outputRepairs ?? 0) - context.repairsUsed,
+            }),
+            onDone: [
+              {
+                guard: { type: 'outputAccepted', params: ({ event }) => ({ output: event.output }) },
+                target: '#turn.finishing',
+                actions: 'finishWithOutput',
+              },
+              {
+                guard: { type: 'outputRepairable', params: ({ event }) => ({ output: event.output }) },
+                target: 'preparing',
+                actions: 'countRepair',
+              },
+              {
+                target: '#turn.failing',
+                actions: { type: 'recordOutputFailure', params: ({ event }) => ({ output: event.output }) },
               },
             ],
             onError: FAIL_ON_CRASH,

@@ -24,6 +24,10 @@ export interface TurnInput {
   maxCompactionFailures: number;
   /** Whether this turn, if it completes, is a memory checkpoint. */
   checkpointDue: boolean;
+  /** Repair rounds allowed for a structured answer; `null` when the turn asks for none. */
+  outputRepairs: number | null;
+  /** Whether a budget applies to this turn (then every request is checked first). */
+  budgeted: boolean;
 }
 
 /** The outcome of a turn, and the session counters it changed. */
@@ -73,10 +77,15 @@ export interface CompactOutput {
   compactionFailures: number;
 }
 
+/** Output of `checkBudget`: whether the next request fits the budgets, with how many output tokens. */
+export type CheckBudgetOutput = { allowed: true; maxOutputTokens: number | null } | { allowed: false };
+
 /** Input of `streamModel`. */
 export interface StreamInput extends StepInput {
   attempt: number;
   dynamicSections: string[];
+  /** The budget's cap on the response's tokens; `null` or absent for none. */
+  maxOutputTokens?: number | null;
 }
 /**
  * Output of `streamModel`: one finished model response, or the failure of the attempt and
@@ -86,6 +95,19 @@ export type StreamOutput =
   | { ok: true; toolCalls: ToolCallRef[]; finishReason: string; usage: TokenUsage | null }
   // The calls' arguments reach `runToolBatch` through the turn's side channel, not this output.
   | { ok: false; error: AgentError; hadOutput: boolean };
+
+/** Input of `validateOutput`: the response's calls and the repair rounds so far. */
+export interface ValidateOutputInput extends StepInput {
+  calls: ToolCallRef[];
+  repairsUsed: number;
+  repairsLeft: number;
+}
+/**
+ * Output of `validateOutput`: the structured answer was accepted, gets a repair round, or is
+ * rejected for good (`OUTPUT_INVALID`).
+ */
+export type ValidateOutputOutput =
+  { verdict: 'accepted' } | { verdict: 'repair' } | { verdict: 'rejected'; error: AgentError };
 
 /** Input of `waitToRetry`. */
 export interface RetryInput extends StepInput {

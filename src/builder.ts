@@ -18,7 +18,7 @@ import { parametersSchemaProblem, type ToolHandler } from './ports/tool-handler.
 import { ProviderDirectory } from './providers/provider-directory.js';
 import { SkillManager } from './skills/skill-manager.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
-import { SkillDefinitionSchema, type SkillDefinition } from './types.js';
+import { FINAL_ANSWER_TOOL, SkillDefinitionSchema, type SkillDefinition } from './types.js';
 import { parseInput } from './validate.js';
 import { systemClock } from './clock.js';
 
@@ -158,6 +158,12 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     // Shapes first (naming the field); the services then enforce their own rules: unique names
     // (NAME_CONFLICT) and tool schemas JSON Schema can express (INVALID_INPUT).
     this.#tools.forEach((tool, i) => parseInput(ToolShapeSchema, tool, `tools[${i}]`));
+    // The structured-output tool's name is the runtime's: a turn asking for output offers it.
+    if (this.#tools.some((tool) => tool.name === FINAL_ANSWER_TOOL))
+      throw new AgentError(
+        'NAME_CONFLICT',
+        `tool name '${FINAL_ANSWER_TOOL}' is reserved for structured output`,
+      );
     const clock = config.clock ?? systemClock;
     const hooks = new HookRegistry({ timeoutMs: config.hookTimeoutMs, clock });
     const tools = new ToolDispatcher({ tools: this.#tools, timeoutMs: config.toolTimeoutMs, hooks, clock });

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod/mini';
 import type { InspectionEvent, Observer } from 'xstate';
+import { BudgetConfigSchema, type BudgetConfig } from './budget/budget-config.js';
 import type { Clock } from './clock.js';
 
 const positiveInt = () => z.number().check(z.int(), z.minimum(1));
@@ -73,6 +74,7 @@ export const AgentConfigSchema = /* @__PURE__ */ (() =>
     compaction: z._default(CompactionConfigSchema, CompactionConfigSchema.parse({})),
     memory: z.optional(MemoryConfigSchema),
     retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
+    budget: z.optional(BudgetConfigSchema),
     inspect: z.optional(
       z.custom<InspectionObserver>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null)),
     ),
@@ -172,6 +174,12 @@ export interface AgentConfig {
   memory?: MemoryConfig;
   /** Retries of retryable provider errors. */
   retry?: RetryConfig;
+  /**
+   * Cost and token budgets per turn and per session, checked before every turn request: a
+   * request that would not fit is not sent, and the turn completes with `finishReason:
+   * 'budget_exceeded'`.
+   */
+  budget?: BudgetConfig;
   /** XState inspection observer, given to the root actor (sees Agent, Session and Turn). */
   inspect?: InspectionObserver;
   /**

@@ -7,7 +7,7 @@
 // Building and running
 export { AgentBuilder } from './builder.js';
 export { Agent, type AgentActor } from './agent.js';
-export { Session, RunningTurn, type SessionActorRef } from './session.js';
+export { Session, RunningTurn, type SendMessageOptions, type SessionActorRef } from './session.js';
 
 // Configuration
 export {
@@ -25,6 +25,16 @@ export {
   type ResolvedAgentConfig,
   type RetryConfig,
 } from './config.js';
+
+// Structured output and budgets
+export { FINAL_ANSWER_TOOL, type OutputOptions } from './output/final-answer.js';
+export { parsePartialJson } from './output/partial-json.js';
+export {
+  BudgetConfigSchema,
+  MessageBudgetSchema,
+  type BudgetConfig,
+  type MessageBudget,
+} from './budget/budget-config.js';
 
 // Time
 export { systemClock, type Clock } from './clock.js';

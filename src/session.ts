@@ -9,11 +9,19 @@
 import type { Observable } from 'rxjs';
 import type { ActorRefFrom } from 'xstate';
 import type { sessionMachine } from '../machines/session.machine.js';
+import {
+  MessageBudgetSchema,
+  sessionBudget,
+  turnBudget,
+  type MessageBudget,
+} from './budget/budget-config.js';
+import { hasLimits } from './budget/plan-request.js';
 import { Errors } from './errors.js';
+import { prepareOutput, type OutputOptions } from './output/final-answer.js';
 import { generateId } from './ids.js';
 import type { Conversation } from './conversation/schema.js';
 import type { SessionScope } from './runtime/session-scope.js';
-import type { TurnRun } from './runtime/turn-run.js';
+import type { TurnOptions, TurnRun } from './runtime/turn-run.js';
 import { UserInputSchema, type AgentEvent, type Message, type TurnResult, type UserInput } from './types.js';
 import { parseInput } from './validate.js';
 
@@ -31,21 +39,36 @@ const dropped = new FinalizationRegistry<SessionActorRef>((ref) => {
   if (!closeRequested(ref)) ref.send({ type: 'DROP' });
 });
 
+/**
+ * What `sendMessage` may ask of a turn beyond its input.
+ * @example
+ * await session.sendMessage('Plan a weekend in Lisbon', {
+ *   output: { schema: TripSchema, name: 'trip_plan' },
+ *   budget: { maxCost: 0.05 },
+ * });
+ */
+export interface SendMessageOptions<T = unknown> {
+  /** A structured answer: the turn completes with `result.output`, valid under `schema`. */
+  output?: OutputOptions<T>;
+  /** Limits of this turn, on top of `AgentConfig.budget`'s per-turn ones (the stricter applies). */
+  budget?: MessageBudget;
+}
+
 /** A running turn: its events (replayed from the start), cancellation and outcome. */
-export class RunningTurn {
+export class RunningTurn<T = unknown> {
   /** The turn's id (`AgentEvent.turnId`). */
   readonly id: string;
   /** This turn's events, replayed from its start; completes after the terminal event. */
   readonly events: Observable<AgentEvent>;
   /** Settles when the turn has ended and is durable; never rejects. */
-  readonly result: Promise<TurnResult>;
+  readonly result: Promise<TurnResult<T>>;
   readonly #cancel: () => void;
 
   /** @internal */
   constructor(turn: TurnRun, cancel: () => void) {
     this.id = turn.id;
     this.events = turn.events;
-    this.result = turn.result;
+    this.result = turn.result as Promise<TurnResult<T>>;
     this.#cancel = cancel;
   }
 
@@ -105,14 +128,22 @@ export class Session {
   }
 
   /**
-   * Starts a turn. Rejects `INVALID_INPUT` for bad input, `TURN_BUSY` while a turn runs,
-   * `SESSION_CLOSED` once the session is closing or closed.
+   * Starts a turn. Rejects `INVALID_INPUT` for bad input or options, `TURN_BUSY` while a turn
+   * runs, `SESSION_CLOSED` once the session is closing or closed.
+   *
+   * With `output`, the model answers by calling the reserved tool `final_answer` (its parameters
+   * are the schema): `result.output` holds the validated answer, `output_delta` events its
+   * partial object while it streams (when the provider streams tool-call arguments). With
+   * `budget`, the turn's requests are held to those limits as well as the agent's.
    * @example
    * const turn = await session.sendMessage('What is the weather in Paris?');
    * turn.events.subscribe((e) => e.payload.type === 'text_delta' && render(e.payload.text));
    * const { status, usage } = await turn.result;
    */
-  async sendMessage(input: UserInput | string): Promise<RunningTurn> {
+  async sendMessage<T = unknown>(
+    input: UserInput | string,
+    options: SendMessageOptions<T> = {},
+  ): Promise<RunningTurn<T>> {
     const parsed =
       typeof input === 'string'
         ? parseInput(UserInputSchema, { content: [{ type: 'text', text: input }] }, 'input')
@@ -120,19 +151,40 @@ export class Session {
     if (parsed.content.every((b) => b.type === 'text' && b.text.trim() === '')) {
       throw Errors.invalidInput('invalid input: the message is empty');
     }
+    const turnOptions = this.#turnOptions(options);
     if (closeRequested(this.#ref)) throw Errors.sessionClosed();
     if (!this.#ref.getSnapshot().matches({ open: 'idle' })) throw Errors.turnBusy();
 
-    const turn = this.#scope.beginTurn(generateId(), parsed);
+    const turn = this.#scope.beginTurn(generateId(), parsed, turnOptions);
     const ref = this.#ref;
-    ref.send({ type: 'SEND', turnId: turn.id });
-    return new RunningTurn(turn, () => {
+    const { budget } = this.#scope.services.config;
+    ref.send({
+      type: 'SEND',
+      turnId: turn.id,
+      outputRepairs: turnOptions.output?.maxRepairs ?? null,
+      budgeted: hasLimits(turnOptions.budget) || hasLimits(sessionBudget(budget)),
+    });
+    return new RunningTurn<T>(turn, () => {
       if (ref.getSnapshot().context.activeTurnId !== turn.id) return;
       // At once, not only through the machine: a cancel from inside a batch's own event (a
       // tool_call_start subscriber) must skip the calls after it, before the machine takes the event.
       turn.toolCancel.abort();
       ref.send({ type: 'CANCEL' });
     });
+  }
+
+  /** The options checked and prepared for the turn. */
+  #turnOptions(options: SendMessageOptions<unknown>): TurnOptions {
+    if (typeof options !== 'object' || options === null)
+      throw Errors.invalidInput('invalid options: expected an object');
+    const { output, budget, ...unknown } = options;
+    const extra = Object.keys(unknown);
+    if (extra.length > 0) throw Errors.invalidInput(`invalid options: unknown key '${extra[0]}'`);
+    const message = budget === undefined ? undefined : parseInput(MessageBudgetSchema, budget, 'budget');
+    return {
+      output: output === undefined ? null : prepareOutput(output),
+      budget: turnBudget(this.#scope.services.config.budget, message),
+    };
   }
 
   /**

@@ -186,6 +186,12 @@ export const ToolSpecSchema = /* @__PURE__ */ (() =>
 /** A tool as the model sees it (name, description, JSON Schema of the arguments). */
 export type ToolSpec = { name: string; description: string; parameters: JsonSchema };
 
+/**
+ * The reserved tool a turn that asks for structured output offers the model: its parameters are
+ * the answer's schema, and calling it gives the answer. A registered tool may not take the name.
+ */
+export const FINAL_ANSWER_TOOL = 'final_answer';
+
 /** One tool call the model asked for, as a turn's pending call (machine context holds these). */
 export interface ToolCallRequest extends ToolCallRef {
   /** Raw JSON text, as the model produced it. */
@@ -534,10 +540,20 @@ export const HookResult = /* @__PURE__ */ (() =>
     abort: (reason: string): HookResult => ({ type: 'abort', reason }),
   }) as const)();
 
-/** The final outcome of a turn, as `turn.result` resolves it. */
-export interface TurnResult {
+/**
+ * The final outcome of a turn, as `turn.result` resolves it; `T` is the structured answer's type
+ * when the turn asked for one (`sendMessage(input, { output: { schema } })`).
+ */
+export interface TurnResult<T = unknown> {
   status: 'completed' | 'cancelled' | 'failed';
   usage: TokenUsage;
+  /**
+   * USD of the turn's responses (compaction included): a server-reported cost where there is one,
+   * else the model's pricing; `null` when no response had either.
+   */
+  cost: number | null;
+  /** The validated structured answer: set iff the turn asked for one and completed with it. */
+  output?: T;
   /** Set when `status` is `failed`. */
   error?: AgentError;
 }

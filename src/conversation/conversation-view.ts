@@ -17,6 +17,7 @@ import { itemsFromStoredEvents } from './from-stored-events.js';
 import type { ConversationItems } from './items.js';
 import { applyEvent } from './live-reducer.js';
 import type { Conversation } from './schema.js';
+import { storedUsageTotals } from '../persistence/usage-records.js';
 import { addResponse, NO_USAGE, type UsageTotals } from './usage-totals.js';
 
 /** What a view reads. */
@@ -45,11 +46,12 @@ export class ConversationView {
   constructor({ stored, events, ...meter }: ConversationSources) {
     this.#meter = meter;
     this.#items = itemsFromStoredEvents(stored);
+    this.#totals = storedUsageTotals(stored);
     this.#state = {
       items: this.#items.snapshot(),
       turn: null,
-      usage: NO_USAGE.usage,
-      cost: NO_USAGE.cost,
+      usage: this.#totals.usage,
+      cost: this.#totals.cost,
       context: measureContext(meter, null),
     };
     this.#subject = new BehaviorSubject(this.#state);

@@ -13,7 +13,8 @@
  * @module
  */
 import { TOOL_CALL_SKIPPED_TEXT } from '../prompt/tool-result-texts.js';
-import type { Message } from '../types.js';
+import { OutputTexts } from '../output/output-texts.js';
+import { FINAL_ANSWER_TOOL, type Message } from '../types.js';
 import { ConversationItems, messageItemId, type AssistantItem, type ToolItem } from './items.js';
 import { compactionNotice, noticeOfSystemMessage } from './notices.js';
 import type { ConversationItem } from './schema.js';
@@ -51,6 +52,27 @@ export function applyMessage(items: ConversationItems, message: Message): void {
       return;
     }
   }
+}
+
+/**
+ * A structured answer was accepted: the `final_answer` item of `callId` (by default the latest
+ * one) shows the validated answer as its output's `metadata`.
+ */
+export function applyOutput(items: ConversationItems, output: unknown, callId?: string): void {
+  let index = callId === undefined ? undefined : items.toolIndex(callId);
+  if (callId === undefined) {
+    for (let i = items.length - 1; i >= 0 && index === undefined; i--) {
+      const item = items.at(i);
+      if (item.kind === 'tool' && item.toolName === FINAL_ANSWER_TOOL) index = i;
+    }
+  }
+  if (index === undefined) return;
+  const item = items.at(index) as ToolItem;
+  items.set(index, {
+    ...item,
+    status: 'done',
+    output: { content: item.output?.content ?? OutputTexts.accepted, isError: false, metadata: output },
+  });
 }
 
 /** Adds the notice of one compaction. */

@@ -1,8 +1,9 @@
 /**
  * A resumed session's items, from its stored events: every stored message in order — not only
  * those after the last compaction, so the conversation keeps what the context let go — with the
- * interrupted-message note resume derives after an incomplete answer, and one compaction notice
- * per `context_snapshot`.
+ * interrupted-message note resume derives after an incomplete answer, one compaction notice
+ * per `context_snapshot`, and each stored structured answer (`turn_output`) on its
+ * `final_answer` item.
  *
  * A snapshot does not say which strategy made it; the change does. Micro-compaction only shortens
  * tool results, so the history keeps its length, the type of every message and each system
@@ -10,14 +11,16 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { CONTEXT_SNAPSHOT_KEY } from '../persistence/metadata-keys.js';
+import { CONTEXT_SNAPSHOT_KEY, TURN_OUTPUT_KEY } from '../persistence/metadata-keys.js';
 import { eventToMessage } from '../persistence/replay.js';
 import { INTERRUPTED_MESSAGE_NOTE } from '../prompt/templates.js';
 import { MessageSchema, type Message, type SessionEvent } from '../types.js';
-import { applyCompaction, applyMessage } from './from-messages.js';
+import { applyCompaction, applyMessage, applyOutput } from './from-messages.js';
 import { ConversationItems } from './items.js';
 
 const SnapshotSchema = /* @__PURE__ */ (() => z.array(MessageSchema))();
+const TurnOutputRecordSchema = /* @__PURE__ */ (() =>
+  z.looseObject({ turnId: z.string(), callId: z.string(), output: z.unknown() }))();
 
 /** Which strategy turned the history `before` into the snapshot `after`. */
 export function compactionStrategy(
@@ -49,6 +52,11 @@ export function itemsFromStoredEvents(
   for (const event of events) {
     const { payload } = event;
     if (payload.type === 'metadata') {
+      if (payload.key === TURN_OUTPUT_KEY) {
+        const answer = z.safeParse(TurnOutputRecordSchema, payload.value);
+        if (answer.success) applyOutput(items, answer.data.output, answer.data.callId);
+        continue;
+      }
       if (payload.key !== CONTEXT_SNAPSHOT_KEY) continue;
       const snapshot = z.safeParse(SnapshotSchema, payload.value);
       if (!snapshot.success) continue; // resume ignores it too

@@ -38,6 +38,11 @@ export class ConversationItems {
   /** Index of the assistant item being streamed, or `null`. */
   streaming: number | null = null;
 
+  /** How many items there are. */
+  get length(): number {
+    return this.#items.length;
+  }
+
   /** The item at `index`. */
   at(index: number): ConversationItem {
     return this.#items[index]!;

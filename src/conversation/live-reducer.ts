@@ -12,11 +12,13 @@
  * - `turn_complete` / `turn_cancelled` / a fatal `error` → a streaming item still open ends
  *   `complete` / `incomplete` (normally its message has ended it already).
  *
+ * - `output` → the latest `final_answer` item shows the validated answer (its output's `metadata`).
+ *
  * Other payloads (`usage`) change no item.
  * @module
  */
 import type { AgentEvent } from '../types.js';
-import { applyCompaction } from './from-messages.js';
+import { applyCompaction, applyOutput } from './from-messages.js';
 import { ConversationItems, messageItemId, type AssistantItem, type ToolItem } from './items.js';
 
 /** The id of a live-only notice: the event's sequence (unique in one `Session` object). */
@@ -73,6 +75,9 @@ export function applyEvent(items: ConversationItems, event: AgentEvent): void {
     }
     case 'context_compacted':
       applyCompaction(items, payload.strategy);
+      return;
+    case 'output':
+      applyOutput(items, payload.output);
       return;
     case 'turn_complete':
       return settleStreaming(items, 'complete');

@@ -3,8 +3,8 @@
  * responses, compaction summaries and memory extraction alike — summed. `turn_complete` carries a
  * turn's sum of the same responses, so it is not added again.
  *
- * Usage is not stored yet, so a resumed session's totals start again from zero (and `null` cost):
- * they cover the responses of this `Session` object only.
+ * Every response's usage is also stored (a `usage` metadata record), so a resumed session's
+ * totals start from the sum of its stored records.
  * @module
  */
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../types.js';

@@ -12,3 +12,17 @@ export const CONTEXT_SNAPSHOT_KEY = 'context_snapshot';
 
 /** `{ turnId }` of a turn that ran the memory checkpoint: resume counts the next from there. */
 export const MEMORY_CHECKPOINT_KEY = 'memory_checkpoint';
+
+/**
+ * `{ turnId, callId, output }`: a turn's validated structured answer (the value `turn.result`
+ * had), saved when the answer is accepted; a resumed conversation shows it on that turn's
+ * `final_answer` item.
+ */
+export const TURN_OUTPUT_KEY = 'turn_output';
+
+/**
+ * `{ turnId, usage, cost? }` after every model response (turn, compaction and memory requests;
+ * `turnId` is `null` outside a turn): resume sums them, so session budgets and the
+ * conversation's totals go on from where they were.
+ */
+export const USAGE_KEY = 'usage';

@@ -12,7 +12,9 @@ import { conversationOfSession } from '../conversation/session-conversation.js';
 import type { AgentError } from '../errors.js';
 import { EventHub } from '../events/event-hub.js';
 import type { HookDispatchOutcome } from '../hooks/hook-registry.js';
+import { addResponse, type UsageTotals } from '../conversation/usage-totals.js';
 import { PendingWrites } from '../persistence/pending-writes.js';
+import { storedUsageTotals, usageRecord } from '../persistence/usage-records.js';
 import { messageToEvent, type StoredSessionConfig } from '../persistence/replay.js';
 import type { HookDataMap } from '../ports/plugin.js';
 import type { ModelProvider } from '../ports/model-provider.js';
@@ -24,10 +26,11 @@ import {
   type ModelInfo,
   type SessionEvent,
   type SessionEventPayload,
+  type TokenUsage,
   type UserInput,
 } from '../types.js';
 import type { AgentServices } from './agent-services.js';
-import { TurnRun } from './turn-run.js';
+import { TurnRun, type TurnOptions } from './turn-run.js';
 
 /** Dispatches a hook for one turn (or for none); handler failures are already reported. */
 export interface HookCaller {
@@ -48,6 +51,10 @@ export class SessionScope {
   readonly closed: Promise<void>;
   #resolveClosed!: () => void;
   #turn: TurnRun | null = null;
+  /** What every response of the session used, resumed ones included (from their stored records). */
+  spent: UsageTotals;
+  /** Whether this `Session` object reported `COST_UNKNOWN` (it does so once). */
+  costUnknownReported = false;
 
   constructor(
     readonly id: string,
@@ -85,6 +92,12 @@ export class SessionScope {
       plugins: services.plugins.descriptors(),
     }));
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+    this.spent = storedUsageTotals(stored);
+    // Before the conversation subscribes: a usage record is queued as its response is reported.
+    this.events.emitted.subscribe((event) => {
+      if (event.payload.type === 'usage')
+        this.#countUsage(event.turnId, event.payload.usage, event.payload.cost);
+    });
     this.conversation = conversationOfSession(this, stored);
   }
 
@@ -135,12 +148,23 @@ export class SessionScope {
     return Object.assign(call, { has: (event: HookEvent) => registry.has(event) });
   }
 
+  /**
+   * Counts one response's usage in the session's (and its turn's) spending and stores it, so
+   * budgets and totals survive a reload.
+   */
+  #countUsage(turnId: string | null, usage: TokenUsage, cost: number | undefined): void {
+    this.spent = addResponse(this.spent, usage, cost);
+    const turn = this.#turn;
+    if (turn !== null && turn.id === turnId) turn.spent = addResponse(turn.spent, usage, cost);
+    this.record(usageRecord(turnId, usage, cost));
+  }
+
   /** Opens the side channels of a new turn (the Session machine allows one at a time). */
-  beginTurn(id: string, input: UserInput): TurnRun {
+  beginTurn(id: string, input: UserInput, options?: TurnOptions): TurnRun {
     const prompt = new TurnPrompt(this.prompt, this.services.config.environmentContext, (error) =>
       this.report(id, error),
     );
-    this.#turn = new TurnRun(id, input, this.events.openTurn(id), prompt);
+    this.#turn = new TurnRun(id, input, this.events.openTurn(id), prompt, options);
     this.conversation.turnStarted(id, this.#turn.result);
     return this.#turn;
   }
@@ -170,7 +194,7 @@ export class SessionScope {
     } finally {
       // Even when the event stream is what broke, the turn ends and its result settles.
       this.endTurn(turn.id);
-      turn.settle({ status: 'failed', usage: ZERO_USAGE, error });
+      turn.settle({ status: 'failed', usage: ZERO_USAGE, cost: turn.spent.cost, error });
     }
   }
 

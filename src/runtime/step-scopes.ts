@@ -8,6 +8,10 @@ import { compactionThreshold } from '../context/token-estimate.js';
 import { loadSessionMemories, runMemoryExtraction, type MemoryScope } from '../memory/extraction.js';
 import type { Message } from '../types.js';
 import type { SessionScope } from './session-scope.js';
+import { sessionBudget } from '../budget/budget-config.js';
+import { unwrapAnswer } from '../output/final-answer.js';
+import { PartialOutput } from '../output/partial-output.js';
+import type { CheckBudgetScope } from './steps/check-budget.js';
 import type { CloseSessionScope } from './steps/close-session.js';
 import type { CompactScope } from './steps/compact-context.js';
 import type { EndTurnScope } from './steps/end-turn.js';
@@ -16,6 +20,7 @@ import type { PrepareScope } from './steps/prepare-request.js';
 import type { StartTurnScope } from './steps/start-turn.js';
 import type { StreamScope } from './steps/stream-model.js';
 import type { ToolBatchScope } from './steps/run-tool-batch.js';
+import type { ValidateOutputScope } from './steps/validate-output.js';
 import type { RetryScope } from './steps/wait-to-retry.js';
 import type { TurnRun } from './turn-run.js';
 
@@ -97,19 +102,56 @@ export function compactScope(session: SessionScope, turn: TurnRun): CompactScope
 
 export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
   const { emit, hook } = turnChannel(session, turn);
+  const { output } = turn.options;
   return {
     provider: session.provider,
     model: session.model,
     prompt: turn.prompt,
     history: session.history,
     append: (message) => session.append(message),
-    tools: session.services.tools.specs,
+    tools: output ? [...session.services.tools.specs, output.spec] : session.services.tools.specs,
     draft: turn.draft,
     pendingCalls: turn.pendingCalls,
     idleTimeoutMs: session.services.config.streamIdleTimeoutMs,
     hook,
     emit,
     clock: session.clock,
+    partialOutput:
+      output &&
+      (turn.partialOutput ??= new PartialOutput(
+        session.clock,
+        (partial) => unwrapAnswer(output, partial),
+        (partial) => emit({ type: 'output_delta', partial }),
+      )),
+  };
+}
+
+export function checkBudgetScope(session: SessionScope, turn: TurnRun): CheckBudgetScope {
+  return {
+    model: session.model,
+    prompt: turn.prompt,
+    estimateTokens: estimator(session),
+    turn: { limits: turn.options.budget, spent: turn.spent },
+    session: { limits: sessionBudget(session.services.config.budget), spent: session.spent },
+    reportCostUnknownOnce: (error) => {
+      if (session.costUnknownReported) return;
+      session.costUnknownReported = true;
+      session.report(turn.id, error);
+    },
+    report: (error) => session.report(turn.id, error),
+  };
+}
+
+export function validateOutputScope(session: SessionScope, turn: TurnRun): ValidateOutputScope {
+  const output = turn.options.output;
+  if (!output) throw new Error(`turn '${turn.id}' validates an output it did not ask for`);
+  return {
+    output,
+    pendingCalls: turn.pendingCalls,
+    append: (message) => session.append(message),
+    record: (payload) => session.record(payload),
+    emit: (payload) => void session.events.emit(turn.id, payload),
+    keep: (value) => (turn.output = { value }),
   };
 }
 

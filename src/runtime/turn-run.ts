@@ -8,7 +8,22 @@
  */
 import type { Observable } from 'rxjs';
 import type { TurnPrompt } from '../prompt/session-prompt.js';
+import type { BudgetLimits } from '../budget/plan-request.js';
+import { NO_USAGE, type UsageTotals } from '../conversation/usage-totals.js';
+import type { PreparedOutput } from '../output/final-answer.js';
+import type { PartialOutput } from '../output/partial-output.js';
 import type { AgentEvent, ToolCallRequest, TurnResult, UserInput } from '../types.js';
+
+/** What one `sendMessage` asked of its turn beyond the input. */
+export interface TurnOptions {
+  /** The structured answer asked for, or `null`. */
+  output: PreparedOutput | null;
+  /** This turn's limits: the message's own and the agent's per-turn ones, the stricter of each. */
+  budget: BudgetLimits;
+}
+
+/** A turn with no options. */
+export const NO_TURN_OPTIONS: TurnOptions = Object.freeze({ output: null, budget: Object.freeze({}) });
 
 /** The response being streamed: it outlives the streaming step, so a cancel can keep it. */
 export class ResponseDraft {
@@ -43,11 +58,19 @@ export class TurnRun {
   readonly result: Promise<TurnResult>;
   readonly settle: (result: TurnResult) => void;
 
+  /** What this turn's responses used so far (compaction included). */
+  spent: UsageTotals = NO_USAGE;
+  /** The structured answer's partials as they stream; `null` without structured output. */
+  partialOutput: PartialOutput | null = null;
+  /** The valid structured answer, once accepted. */
+  output: { value: unknown } | null = null;
+
   constructor(
     readonly id: string,
     readonly input: UserInput,
     readonly events: Observable<AgentEvent>,
     readonly prompt: TurnPrompt,
+    readonly options: TurnOptions = NO_TURN_OPTIONS,
   ) {
     let settle!: (result: TurnResult) => void;
     this.result = new Promise<TurnResult>((resolve) => (settle = resolve));

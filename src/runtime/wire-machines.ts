@@ -27,6 +27,7 @@ import { AgentError, describeError, Errors } from '../errors.js';
 import { MAX_TOOL_CALLS_NOTE } from '../prompt/templates.js';
 import type { SessionScope } from './session-scope.js';
 import * as scopes from './step-scopes.js';
+import { checkBudget } from './steps/check-budget.js';
 import { closeSession } from './steps/close-session.js';
 import { compactContext } from './steps/compact-context.js';
 import { endTurn } from './steps/end-turn.js';
@@ -35,6 +36,7 @@ import { prepareRequest } from './steps/prepare-request.js';
 import { runToolBatch } from './steps/run-tool-batch.js';
 import { startTurn } from './steps/start-turn.js';
 import { streamModel } from './steps/stream-model.js';
+import { validateOutput } from './steps/validate-output.js';
 import { waitToRetry } from './steps/wait-to-retry.js';
 import type { TurnRun } from './turn-run.js';
 
@@ -119,6 +121,12 @@ function provideTurnMachine() {
       endTurn: turnStep('endTurn', (s, t, input, signal) =>
         endTurn(scopes.endTurnScope(s, t), input, signal),
       ),
+      checkBudget: turnStep('checkBudget', (s, t, input) =>
+        checkBudget(scopes.checkBudgetScope(s, t), input),
+      ),
+      validateOutput: turnStep('validateOutput', (s, t, input) =>
+        validateOutput(scopes.validateOutputScope(s, t), input),
+      ),
     },
     actions: {
       signalToolCancel: ({ system }, params) =>
@@ -138,19 +146,21 @@ function provideTurnMachine() {
 function emitTerminal(session: SessionScope, outcome: TurnOutput & StepInput): void {
   const { turnId, status, usage } = outcome;
   const turn = session.turn(turnId);
+  const { cost } = turn.spent;
   if (status === 'completed') {
     session.events.emit(turnId, { type: 'turn_complete', usage, finishReason: outcome.finishReason });
     session.endTurn(turnId);
-    turn.settle({ status, usage });
+    // Only a completed turn has its structured answer (it is kept only once accepted).
+    turn.settle(turn.output ? { status, usage, cost, output: turn.output.value } : { status, usage, cost });
   } else if (status === 'cancelled') {
     session.events.emit(turnId, { type: 'turn_cancelled' });
     session.endTurn(turnId);
-    turn.settle({ status, usage });
+    turn.settle({ status, usage, cost });
   } else {
     const error = outcome.error ?? Errors.internal('the turn failed without recording an error');
     session.report(turnId, error, true);
     session.endTurn(turnId);
-    turn.settle({ status, usage, error });
+    turn.settle({ status, usage, cost, error });
   }
 }
 

@@ -251,6 +251,12 @@ export interface TextReplyOptions extends ReplyOptions {
 export interface ToolCallsReplyOptions extends ReplyOptions {
   /** Assistant text streamed before the calls. */
   text?: string;
+  /**
+   * Also stream each call's arguments as this many `tool_call_delta`s (the first names the call
+   * and the tool), as a provider does while the model writes them; the whole calls follow. Default
+   * 0: the calls arrive whole only.
+   */
+  argumentChunks?: number;
 }
 
 /** One tool call for {@link reply}`.toolCalls`. */
@@ -276,14 +282,25 @@ export const reply = {
   toolCalls(calls: ScriptedToolCall[], options: ToolCallsReplyOptions = {}): ScriptedResponse {
     const items: ScriptItem[] = [...reasoningOf(options)];
     if (options.text) items.push({ type: 'text_delta', text: options.text });
-    for (const call of calls) {
-      items.push({
-        type: 'tool_call',
-        callId: call.callId ?? `call_${generateId().replace(/-/g, '').slice(0, 24)}`,
-        toolName: call.name,
-        arguments: argumentsText(call.arguments),
+    const whole = calls.map((call) => ({
+      type: 'tool_call' as const,
+      callId: call.callId ?? `call_${generateId().replace(/-/g, '').slice(0, 24)}`,
+      toolName: call.name,
+      arguments: argumentsText(call.arguments),
+    }));
+    const chunks = options.argumentChunks ?? 0;
+    if (chunks > 0) {
+      whole.forEach(({ callId, toolName, arguments: text }, index) => {
+        splitText(text, chunks).forEach((argumentsDelta, i) =>
+          items.push(
+            i === 0
+              ? { type: 'tool_call_delta', index, callId, toolName, argumentsDelta }
+              : { type: 'tool_call_delta', index, argumentsDelta },
+          ),
+        );
       });
     }
+    items.push(...whole);
     return [...items, ...ending(options, 'tool_calls')];
   },
 

@@ -36,6 +36,7 @@ describe('a conversation through the public API', () => {
     expect(await first.result).toEqual({
       status: 'completed',
       usage: { inputTokens: 10, outputTokens: 4, totalTokens: 14 },
+      cost: null,
     });
 
     const second = await session.sendMessage({ content: [{ type: 'text', text: 'what did I say?' }] });

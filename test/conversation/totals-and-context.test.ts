@@ -1,6 +1,6 @@
 /**
  * `usage` and `cost` sum every model response of the session (`cost: null` while none reported
- * one); usage is not stored yet, so a resumed session's totals start again from zero. The context
+ * one); each response's usage is stored, so a resumed session's totals go on from there. The context
  * meter shows the session's estimate, the model's window and the compaction threshold.
  */
 import { describe, expect, it } from 'vitest';
@@ -55,7 +55,7 @@ describe('conversation totals', () => {
     await agent.shutdown();
   });
 
-  it('start again from zero after a resume, since usage is not stored', async () => {
+  it('go on after a resume from the stored usage of every response', async () => {
     const { agent } = await createTestAgent({
       script: [
         reply.text('a', { usage: { inputTokens: 3, outputTokens: 1 }, cost: 0.1 }),
@@ -69,13 +69,14 @@ describe('conversation totals', () => {
     await session.close();
     const resumed = await agent.resumeSession(session.id);
     expect(current(resumed)).toMatchObject({
-      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-      cost: null,
+      usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 },
+      cost: 0.1,
     });
     await (
       await resumed.sendMessage('y')
     ).result;
-    expect(current(resumed)).toMatchObject({ usage: { totalTokens: 7 }, cost: 0.2 });
+    expect(current(resumed)).toMatchObject({ usage: { totalTokens: 11 } });
+    expect(current(resumed).cost).toBeCloseTo(0.3, 12);
     await agent.shutdown();
   });
 });

@@ -19,6 +19,8 @@ export const STEP_ACTORS = [
   'waitToRetry',
   'runToolBatch',
   'endTurn',
+  'checkBudget',
+  'validateOutput',
 ] as const;
 export type StepActor = (typeof STEP_ACTORS)[number];
 
@@ -129,6 +131,8 @@ export const TURN_INPUT: TurnInput = {
   compactionFailures: 0,
   maxCompactionFailures: 3,
   checkpointDue: false,
+  outputRepairs: null,
+  budgeted: false,
 };
 
 /** Each step's plain success. */
@@ -137,6 +141,8 @@ const DEFAULT_OUTPUT: Partial<Record<StepActor, unknown>> = {
   prepareRequest: { needsCompaction: false },
   compactContext: { usage: null, compactionFailures: 0 },
   endTurn: { checkpointed: false },
+  checkBudget: { allowed: true, maxOutputTokens: null },
+  validateOutput: { verdict: 'accepted' },
 };
 
 export const retryable = (message = 'overloaded') =>
@@ -147,7 +153,7 @@ export const usage = (input: number, output: number) => ({
   outputTokens: output,
   totalTokens: input + output,
 });
-export const call = (id: string) => ({ callId: id, toolName: 'echo', arguments: '{}' });
+export const call = (id: string, toolName = 'echo') => ({ callId: id, toolName, arguments: '{}' });
 /** A finished response of `streamModel`. */
 export const response = (
   toolCalls: ReturnType<typeof call>[],

@@ -21,10 +21,14 @@ import {
   type StepActor,
   type TurnSnapshot,
 } from './turn-harness.js';
+import type { TurnInput } from '../../machines/turn.machine.js';
 
 // One failed compaction opens the breaker, so the walk also reaches "over the threshold, but
-// compaction is off".
-const INPUT = { ...TURN_INPUT, maxCompactionFailures: 1 };
+// compaction is off". The chart is walked twice: a plain turn, and a turn with a budget that asks
+// for structured output (its requests are checked first, its answers validated).
+const PLAIN = { ...TURN_INPUT, maxCompactionFailures: 1 };
+const WITH_OUTPUT_AND_BUDGET = { ...PLAIN, outputRepairs: 1, budgeted: true };
+const INPUTS = { plain: PLAIN, 'output and budget': WITH_OUTPUT_AND_BUDGET } as const;
 
 type SampleEvent = EventObject & { output?: unknown; error?: unknown; label: string };
 
@@ -64,6 +68,7 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
         events.push(
           done(actor, 'answer', response([], usage(5, 2))),
           done(actor, 'tools', response([call('a')], null)),
+          done(actor, 'final answer', response([call('f', 'final_answer')], null)),
           done(actor, 'retryable', failure(retryable())),
           done(actor, 'after output', failure(retryable(), true)),
           done(actor, 'fatal', failure(fatal())),
@@ -77,6 +82,22 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
         break;
       case 'endTurn':
         events.push(done(actor, 'ok', { checkpointed: false }));
+        break;
+      case 'checkBudget':
+        events.push(
+          done(actor, 'fits', { allowed: true, maxOutputTokens: 100 }),
+          done(actor, 'exhausted', { allowed: false }),
+        );
+        break;
+      case 'validateOutput':
+        events.push(
+          done(actor, 'accepted', { verdict: 'accepted' }),
+          // The step grants a repair only while rounds are left.
+          ...(snapshot.context.repairsUsed < (snapshot.context.outputRepairs ?? 0)
+            ? [done(actor, 'repair', { verdict: 'repair' })]
+            : []),
+          done(actor, 'rejected', { verdict: 'rejected', error: fatal('invalid output') }),
+        );
         break;
       default:
         events.push(done(actor, 'ok'));
@@ -93,20 +114,22 @@ const serializeState = (s: TurnSnapshot) =>
     s.context.toolCallCount,
     s.context.compactionFailures,
     s.context.cancelRequested,
+    s.context.repairsUsed,
     s.status,
   ]);
 const serializeEvent = (e: SampleEvent) => `${e.type}:${e.label}`;
 
-const traversal = {
-  input: INPUT,
+const traversalOf = (input: TurnInput) => ({
+  input,
   events: sampleEvents as (s: TurnSnapshot) => never[],
   serializeState,
   serializeEvent: serializeEvent as (e: EventObject) => string,
   limit: 10_000,
-};
+});
+type Traversal = ReturnType<typeof traversalOf>;
 
 /** Every edge the chart has under the sample events, as (state, event, next state). */
-function allTransitions() {
+function allTransitions(traversal: Traversal) {
   const map = getAdjacencyMap(turnMachine, traversal);
   const edges: { from: string; event: SampleEvent; to: string }[] = [];
   for (const [from, { state: source, transitions }] of Object.entries(map)) {
@@ -140,8 +163,8 @@ function valueToPath(value: unknown): string {
 }
 
 /** Replays a path's events against a real actor whose steps are fakes; checks each state. */
-async function replay(steps: { event: SampleEvent; state: TurnSnapshot }[]) {
-  const h = createTurnHarness(INPUT);
+async function replay(input: TurnInput, steps: { event: SampleEvent; state: TurnSnapshot }[]) {
+  const h = createTurnHarness(input);
   for (const { event, state } of steps) {
     if (event.type === 'xstate.init') continue;
     if (event.type === 'CANCEL') h.cancel();
@@ -156,16 +179,18 @@ async function replay(steps: { event: SampleEvent; state: TurnSnapshot }[]) {
   return h;
 }
 
-describe('Turn machine paths (xstate/graph)', () => {
+const walks = Object.entries(INPUTS).map(([name, input]) => {
+  const traversal = traversalOf(input);
   const shortest = getShortestPaths(turnMachine, traversal) as unknown as StatePath<
     TurnSnapshot,
     SampleEvent
   >[];
-  const byState = new Map(shortest.map((p) => [serializeState(p.state), p]));
-  const edges = allTransitions();
+  return { name, input, shortest, edges: allTransitions(traversal) };
+});
 
+describe('Turn machine paths (xstate/graph)', () => {
   it('reaches every state of the chart', () => {
-    const reached = new Set(shortest.map((p) => valueToPath(p.state.value)));
+    const reached = new Set(walks.flatMap((w) => w.shortest.map((p) => valueToPath(p.state.value))));
     const all = atomicStatePaths();
     console.log(`Turn machine states reached: ${reached.size}/${all.length}`);
     expect([...reached].sort()).toEqual([...all].sort());
@@ -178,33 +203,38 @@ describe('Turn machine paths (xstate/graph)', () => {
       definedEvents.add(`xstate.error.actor.${name}`);
     }
     const coveredEventTypes = new Set<string>();
-    let replayed = 0;
-    for (const edge of edges) {
-      const prefix = byState.get(edge.from);
-      if (!prefix) throw new Error(`no path to ${edge.from}`);
-      const toState = byState.get(edge.to)?.state;
-      if (!toState) throw new Error(`no path to ${edge.to}`);
-      await replay([...prefix.steps, { event: edge.event, state: toState }]);
-      coveredEventTypes.add(edge.event.type);
-      replayed++;
+    for (const { name, input, shortest, edges } of walks) {
+      const byState = new Map(shortest.map((p) => [serializeState(p.state), p]));
+      let replayed = 0;
+      for (const edge of edges) {
+        const prefix = byState.get(edge.from);
+        if (!prefix) throw new Error(`no path to ${edge.from}`);
+        const toState = byState.get(edge.to)?.state;
+        if (!toState) throw new Error(`no path to ${edge.to}`);
+        await replay(input, [...prefix.steps, { event: edge.event, state: toState }]);
+        coveredEventTypes.add(edge.event.type);
+        replayed++;
+      }
+      console.log(`Turn machine transitions replayed (${name}): ${replayed}/${edges.length}`);
+      expect(replayed).toBe(edges.length);
     }
-    console.log(`Turn machine transitions replayed: ${replayed}/${edges.length}`);
-    expect(replayed).toBe(edges.length);
     // Every step actor's done and error route is exercised, and CANCEL.
     for (const type of definedEvents) expect(coveredEventTypes, type).toContain(type);
     expect(coveredEventTypes).toContain('CANCEL');
-  }, 120_000);
+  }, 240_000);
 
   it('every path ends in exactly one terminal emission', async () => {
-    const finals = shortest.filter((p) => p.state.status === 'done');
-    expect([...new Set(finals.map((p) => p.state.value))].sort()).toEqual([
-      'cancelled',
-      'completed',
-      'failed',
-    ]);
-    for (const path of finals) {
-      const h = await replay(path.steps);
-      expect(h.actions.filter((a) => a.type === 'emitTerminal')).toHaveLength(1);
+    for (const { input, shortest } of walks) {
+      const finals = shortest.filter((p) => p.state.status === 'done');
+      expect([...new Set(finals.map((p) => p.state.value))].sort()).toEqual([
+        'cancelled',
+        'completed',
+        'failed',
+      ]);
+      for (const path of finals) {
+        const h = await replay(input, path.steps);
+        expect(h.actions.filter((a) => a.type === 'emitTerminal')).toHaveLength(1);
+      }
     }
   });
 });

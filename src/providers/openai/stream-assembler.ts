@@ -99,6 +99,10 @@ interface PendingToolCall {
   id: string | undefined;
   name: string;
   arguments: string;
+  /** Its position in the response: the `index` of its `tool_call_delta`s. */
+  position: number;
+  /** Whether a `tool_call_delta` named the call yet (the first one carries its id and name). */
+  announced: boolean;
 }
 
 const NO_EVENTS: readonly ChatEvent[] = /* @__PURE__ */ Object.freeze([]);
@@ -112,7 +116,10 @@ const NO_EVENTS: readonly ChatEvent[] = /* @__PURE__ */ Object.freeze([]);
  *   text of `reasoning_details`) are emitted as they arrive; empty pieces are skipped. An
  *   array-form `content` gives text for its `text` parts and reasoning for its `thinking` parts,
  *   in their order.
- * - Tool calls are assembled by `index`, in order of first appearance. A piece that names a
+ * - Tool calls are assembled by `index`, in order of first appearance. While their arguments
+ *   stream, each piece is also emitted as a `tool_call_delta` (`index` is the call's position in
+ *   the response; the first delta, once the call has a name, carries its id and name): an app can
+ *   show a call being written. The whole call still follows. A piece that names a
  *   different `id` than the call already at its index starts a new call (Ollama sends every
  *   parallel call with index 0). Whole calls in one piece work the same way.
  * - The finish reason is sticky: the last non-null one wins (a usage chunk after it has none).
@@ -172,7 +179,10 @@ export class ChatStreamAssembler {
         (events ??= []).push({ type: 'text_delta', text: delta.refusal });
       }
       if (Array.isArray(delta.tool_calls)) {
-        for (const piece of delta.tool_calls as readonly WireToolCallDelta[]) this.#addToolCallPiece(piece);
+        for (const piece of delta.tool_calls as readonly WireToolCallDelta[]) {
+          const event = this.#addToolCallPiece(piece);
+          if (event) (events ??= []).push(event);
+        }
       }
     }
     return events ?? NO_EVENTS;
@@ -204,24 +214,44 @@ export class ChatStreamAssembler {
     return events;
   }
 
-  #addToolCallPiece(piece: WireToolCallDelta): void {
+  /**
+   * Adds one piece to its call; returns the `tool_call_delta` to emit: the arguments it added,
+   * and the call's id and name on the first delta that has a name. Nothing for a piece that adds
+   * nothing yet.
+   */
+  #addToolCallPiece(piece: WireToolCallDelta): ChatEvent | undefined {
     const index = typeof piece.index === 'number' ? piece.index : undefined;
     const id = typeof piece.id === 'string' && piece.id ? piece.id : undefined;
     // Without an index (old Ollama), a piece continues the latest call.
     let call = index === undefined ? this.#toolCalls.at(-1) : this.#toolCallsByIndex.get(index);
     if (!call || (id !== undefined && call.id !== undefined && call.id !== id)) {
-      call = { id, name: '', arguments: '' };
+      call = { id, name: '', arguments: '', position: this.#toolCalls.length, announced: false };
       this.#toolCalls.push(call);
       if (index !== undefined) this.#toolCallsByIndex.set(index, call);
     }
     call.id ??= id;
     const fn = piece.function;
-    if (!fn) return;
+    if (!fn) return undefined;
     if (!call.name && typeof fn.name === 'string') call.name = fn.name;
     const args = fn.arguments;
-    if (typeof args === 'string') call.arguments += args;
+    let added = '';
+    if (typeof args === 'string') added = args;
     // Some proxies send the arguments as an object instead of JSON text.
-    else if (typeof args === 'object' && args !== null) call.arguments += JSON.stringify(args);
+    else if (typeof args === 'object' && args !== null) added = JSON.stringify(args);
+    call.arguments += added;
+    if (!call.name || (call.announced && added === '')) return undefined;
+    // The first delta carries all the text so far (in case pieces came before the name).
+    const event: ChatEvent = {
+      type: 'tool_call_delta',
+      index: call.position,
+      argumentsDelta: call.announced ? added : call.arguments,
+    };
+    if (!call.announced) {
+      call.announced = true;
+      event.toolName = call.name;
+      if (call.id !== undefined) event.callId = call.id;
+    }
+    return event;
   }
 }
 

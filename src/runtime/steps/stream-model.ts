@@ -25,6 +25,7 @@ import type {
   ToolCallRequest,
   ToolSpec,
 } from '../../types.js';
+import type { PartialOutput } from '../../output/partial-output.js';
 import type { HookCaller } from '../session-scope.js';
 import type { ResponseDraft } from '../turn-run.js';
 import { startIdleWatchdog } from '../idle-watchdog.js';
@@ -47,6 +48,8 @@ export interface StreamScope {
   hook: HookCaller;
   emit(payload: AgentEventPayload): void;
   clock: Clock;
+  /** Takes streamed tool-call arguments when the turn asks for structured output; else `null`. */
+  partialOutput: Pick<PartialOutput, 'reset' | 'add'> | null;
 }
 
 /** Runs the `requesting` step once (one attempt). */
@@ -67,6 +70,7 @@ export async function streamModel(
     tools: [...scope.tools],
     purpose: 'turn',
   };
+  if (input.maxOutputTokens != null) initial.maxOutputTokens = input.maxOutputTokens;
   const pre = await scope.hook('pre_request', { request: initial, attempt: input.attempt });
   if (pre.aborted !== null) return { ok: false, error: Errors.requestBlocked(pre.aborted), hadOutput: false };
   // A step stopped while its hook ran starts no new work: no request with an aborted signal.
@@ -74,6 +78,7 @@ export async function streamModel(
 
   const { draft } = scope;
   draft.clear();
+  scope.partialOutput?.reset();
   const toolCalls: ToolCallRequest[] = [];
   let usage: TokenUsage | null = null;
   let cost: number | undefined;
@@ -124,6 +129,15 @@ export async function streamModel(
             toolName: event.toolName,
             arguments: event.arguments,
           });
+          break;
+        case 'tool_call_delta':
+          if (
+            typeof event.index !== 'number' ||
+            typeof event.argumentsDelta !== 'string' ||
+            (event.toolName !== undefined && typeof event.toolName !== 'string')
+          )
+            throw invalidEvent(scope.provider, event);
+          scope.partialOutput?.add(event);
           break;
         case 'usage': {
           const read = readTokenUsage(event.usage);

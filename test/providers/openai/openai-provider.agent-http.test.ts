@@ -78,6 +78,7 @@ describe('an agent over real HTTP', () => {
     expect(result).toEqual({
       status: 'completed',
       usage: { inputTokens: 50, outputTokens: 17, totalTokens: 67 },
+      cost: null,
     });
     const requests = local.server.requests.slice(before);
     expect(requests).toHaveLength(3);

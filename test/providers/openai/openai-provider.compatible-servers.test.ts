@@ -51,6 +51,21 @@ describe('OpenAIProvider with compatible servers', () => {
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'reasoning_delta', text: 'Two cities, two calls.' },
+      // Each call streams as one delta (it came whole), then the whole calls follow.
+      {
+        type: 'tool_call_delta',
+        index: 0,
+        callId: 'call_a',
+        toolName: 'get_weather',
+        argumentsDelta: '{"city":"Paris"}',
+      },
+      {
+        type: 'tool_call_delta',
+        index: 1,
+        callId: 'call_b',
+        toolName: 'get_weather',
+        argumentsDelta: '{"city":"Rome"}',
+      },
       { type: 'tool_call', callId: 'call_a', toolName: 'get_weather', arguments: '{"city":"Paris"}' },
       { type: 'tool_call', callId: 'call_b', toolName: 'get_weather', arguments: '{"city":"Rome"}' },
       {
@@ -90,6 +105,8 @@ describe('OpenAIProvider with compatible servers', () => {
     );
     const { events } = await collect(ollama().chat(request, new AbortController().signal));
     expect(events.map((e) => (e.type === 'tool_call' ? e.callId : e.type))).toEqual([
+      'tool_call_delta',
+      'tool_call_delta',
       'call_a',
       'call_b',
       'done',

@@ -57,7 +57,7 @@ describe('ChatStreamAssembler', () => {
     ]);
   });
 
-  it('assembles a tool call whose id and name come once and arguments in pieces, emitted at the end', () => {
+  it('assembles a tool call whose id and name come once and arguments in pieces, whole at the end', () => {
     const assembler = new ChatStreamAssembler({ providerId: 'p' });
     const pieces = ['{"ci', 'ty":', '"Paris"}'];
     const during = [
@@ -69,7 +69,13 @@ describe('ChatStreamAssembler', () => {
       ),
       assembler.push(finishChunk('tool_calls')),
     ];
-    expect(during.flat()).toEqual([]);
+    // Each piece streams as a delta (the first names the call); the whole call comes at the end.
+    expect(during.flat()).toEqual([
+      { type: 'tool_call_delta', index: 0, callId: 'call_1', toolName: 'weather', argumentsDelta: '' },
+      { type: 'tool_call_delta', index: 0, argumentsDelta: '{"ci' },
+      { type: 'tool_call_delta', index: 0, argumentsDelta: 'ty":' },
+      { type: 'tool_call_delta', index: 0, argumentsDelta: '"Paris"}' },
+    ]);
     expect(assembler.finish()).toEqual([
       { type: 'tool_call', callId: 'call_1', toolName: 'weather', arguments: '{"city":"Paris"}' },
       { type: 'done', finishReason: 'tool_calls' },
@@ -120,7 +126,7 @@ describe('ChatStreamAssembler', () => {
       ],
       { generateId: () => 'generated-1' },
     );
-    expect(events[0]).toEqual({
+    expect(events.find((e) => e.type === 'tool_call')).toEqual({
       type: 'tool_call',
       callId: 'generated-1',
       toolName: 'f',
@@ -133,7 +139,14 @@ describe('ChatStreamAssembler', () => {
       delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: { city: 'Rome' } } }] }),
       finishChunk('tool_calls'),
     ]);
-    expect(events[0]).toMatchObject({ arguments: '{"city":"Rome"}' });
+    expect(events.find((e) => e.type === 'tool_call')).toMatchObject({ arguments: '{"city":"Rome"}' });
+    expect(events[0]).toEqual({
+      type: 'tool_call_delta',
+      index: 0,
+      callId: 'a',
+      toolName: 'f',
+      argumentsDelta: '{"city":"Rome"}',
+    });
   });
 
   it('keeps the finish reason sticky when a later chunk has none', () => {

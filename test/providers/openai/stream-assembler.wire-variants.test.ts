@@ -93,6 +93,7 @@ describe('the end of a stream without a finish reason', () => {
       ],
     };
     expect(run([call], true)).toEqual([
+      { type: 'tool_call_delta', index: 0, callId: 'c1', toolName: 'f', argumentsDelta: '{}' },
       { type: 'tool_call', callId: 'c1', toolName: 'f', arguments: '{}' },
       { type: 'done', finishReason: 'tool_calls' },
     ]);

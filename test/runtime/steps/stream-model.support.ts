@@ -35,6 +35,7 @@ export function setup(provider: ModelProvider, info: ModelInfo = model()) {
     hook: journal.hook,
     emit: journal.emit,
     clock,
+    partialOutput: null,
   };
   return { journal, scope, context, usages, clock, draft };
 }
