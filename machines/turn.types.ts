@@ -28,6 +28,8 @@ export interface TurnInput {
   outputRepairs: number | null;
   /** Whether a budget applies to this turn (then every request is checked first). */
   budgeted: boolean;
+  /** The turn continues one a reload interrupted (same id): it resumes instead of starting. */
+  continued: boolean;
 }
 
 /** The outcome of a turn, and the session counters it changed. */
@@ -51,6 +53,14 @@ export interface StepInput {
 export interface StartTurnOutput {
   /** The dynamic prompt sections `turn_start` produced. */
   dynamicSections: string[];
+}
+
+/** Output of `resumeTurn`. */
+export interface ResumeTurnOutput {
+  /** The dynamic prompt sections `turn_start` produced. */
+  dynamicSections: string[];
+  /** The interrupted turn's calls to run now (their arguments wait in the side channel). */
+  toolCalls: ToolCallRef[];
 }
 
 /** Input of `prepareRequest`. */
