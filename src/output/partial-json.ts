@@ -58,9 +58,11 @@ function closers(stack: readonly Frame[]): string {
 /** The prefix completed into whole JSON text, or `undefined` when no value has started. */
 function completeJson(text: string): string | undefined {
   const stack: Frame[] = [];
-  // The longest prefix known to be whole once closed, and the closers it needs.
-  let safe: string | undefined;
-  const markSafe = (end: number) => (safe = text.slice(0, end) + closers(stack));
+  // The end of the longest prefix known to be whole once closed. Every push and pop marks a new
+  // one, so the containers open there are the ones open at the end: their closers complete it.
+  let safeEnd = -1;
+  const safe = () => (safeEnd < 0 ? undefined : text.slice(0, safeEnd) + closers(stack));
+  const markSafe = (end: number) => (safeEnd = end);
   /** A value ended at `end`: its container now expects a comma. */
   const valueEnded = (end: number) => {
     const top = stack.at(-1);
@@ -91,7 +93,7 @@ function completeJson(text: string): string | undefined {
       }
       if (!closed) {
         // A key stops short: drop it. A value string shows as far as it came, minus a cut escape.
-        if (isKey) return safe;
+        if (isKey) return safe();
         return text.slice(0, openStringEnd(text, i + 1)) + '"' + closers(stack);
       }
       i = j + 1;
@@ -126,12 +128,12 @@ function completeJson(text: string): string | undefined {
     while (j < text.length && !' \n\r\t,:]}'.includes(text[j]!)) j++;
     if (j === text.length) {
       const token = text.slice(i);
-      return WHOLE_NUMBER.test(token) || LITERALS.has(token) ? text + closers(stack) : safe;
+      return WHOLE_NUMBER.test(token) || LITERALS.has(token) ? text + closers(stack) : safe();
     }
     i = j;
     valueEnded(i);
   }
-  return safe;
+  return safe();
 }
 
 /**
