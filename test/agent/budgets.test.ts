@@ -172,6 +172,43 @@ describe('budgets', () => {
     await second.agent.shutdown();
   });
 
+  it('memory extraction counts in the session budget, stored with turnId null', async () => {
+    const { agent, provider, sessionStorage } = await createTestAgent({
+      models: [PRICED],
+      memory: { namespace: 'user' },
+      config: { budget: { maxCostPerSession: 0.01 } },
+      script: [
+        reply.text('a', { usage: { inputTokens: 10, outputTokens: 10 }, cost: 0.004 }),
+        // The extraction at close.
+        reply.text('{"memories": []}', { usage: { inputTokens: 10, outputTokens: 10 }, cost: 0.006 }),
+      ],
+    });
+    const session = await agent.newSession();
+    await (
+      await session.sendMessage('one')
+    ).result;
+    await session.close();
+    expect(provider.requests.map((r) => r.purpose)).toEqual(['turn', 'memory_extraction']);
+    const stored = (await sessionStorage!.loadSession(session.id))!;
+    const records = stored.flatMap((e) =>
+      e.payload.type === 'metadata' && e.payload.key === 'usage' ? [e.payload.value] : [],
+    );
+    expect(records).toEqual([
+      {
+        turnId: expect.any(String),
+        usage: { inputTokens: 10, outputTokens: 10, totalTokens: 20 },
+        cost: 0.004,
+      },
+      { turnId: null, usage: { inputTokens: 10, outputTokens: 10, totalTokens: 20 }, cost: 0.006 },
+    ]);
+    const resumed = await agent.resumeSession(session.id);
+    const turn = await resumed.sendMessage('two');
+    await turn.result;
+    expect(provider.calls).toBe(2);
+    expect((await eventsOf(turn)).at(-1)!.payload).toMatchObject({ finishReason: 'budget_exceeded' });
+    await agent.shutdown();
+  });
+
   it('token budgets count totalTokens', async () => {
     const { agent, provider } = await createTestAgent({
       config: { budget: { maxTokensPerSession: 1_000_000 } },
