@@ -9,7 +9,9 @@ import { ChatController } from './agent/chat-controller.js';
 import type { Conversation } from 'youyou-agent';
 import { SettingsDialog } from './settings/settings-dialog.js';
 import { loadEndpointSettings, saveEndpointSettings } from './settings/settings.js';
+import { TRIP_PROMPT, TripPlanSchema } from './parts/trip-plan.js';
 import { ActivityPanel } from './ui/activity-panel.js';
+import { TripCard } from './ui/trip-card.js';
 import { ChatView } from './ui/chat-view.js';
 import { Composer } from './ui/composer.js';
 import { h } from './ui/dom.js';
@@ -32,6 +34,10 @@ export function startDemo(
     stop: () => controller.stop(),
   });
   const status = new StatusBar();
+  const trip = new TripCard(
+    () => void controller.send(TRIP_PROMPT, { output: { schema: TripPlanSchema, name: 'trip_plan' } }),
+  );
+  controller.structuredTurns.subscribe((turn) => trip.follow(turn));
   const retry = new RetryBanner();
   const activity = new ActivityPanel();
   const errors = new ErrorBanner(() => controller.dismissError());
@@ -59,6 +65,7 @@ export function startDemo(
         errors.element,
         chat.element,
         retry.element,
+        trip.element,
         composer.element,
         status.element,
       ),
@@ -72,6 +79,7 @@ export function startDemo(
   controller.state.subscribe((state) => {
     header.update(state, controller.settings.baseURL);
     composer.update(state);
+    trip.setEnabled(state.phase === 'ready');
     errors.update(state.error);
     sidebar.setActive(state.sessionId);
     document.body.dataset['phase'] = state.phase;

@@ -14,6 +14,7 @@ import type {
   IndexedDbSessionStorage,
   InspectionObserver,
   RunningTurn,
+  SendMessageOptions,
   Session,
   SessionSummary,
 } from 'youyou-agent';
@@ -56,6 +57,7 @@ export class ChatController {
   readonly #turns = new Subject<TurnSummary>();
   readonly #retries = new Subject<RetryScheduled>();
   readonly #sessionsChanged = new Subject<void>();
+  readonly #structuredTurns = new Subject<RunningTurn>();
   readonly #options: ChatControllerOptions;
   #settings: EndpointSettings;
   #inspect: InspectionObserver | null = null;
@@ -79,6 +81,8 @@ export class ChatController {
   readonly retries: Observable<RetryScheduled> = this.#retries.asObservable();
   /** Each turn of this page, once it has ended. */
   readonly turns: Observable<TurnSummary> = this.#turns.asObservable();
+  /** Each turn that asks for a structured answer, as it starts (the trip card follows it). */
+  readonly structuredTurns: Observable<RunningTurn> = this.#structuredTurns.asObservable();
   /** The stored sessions changed (a turn ended, one was deleted): the list should reload. */
   readonly sessionsChanged: Observable<void> = this.#sessionsChanged.asObservable();
 
@@ -86,8 +90,8 @@ export class ChatController {
     return this.#settings;
   }
 
-  /** Sends `text`, opening the session first if this is a new chat. */
-  send(text: string): Promise<void> {
+  /** Sends `text` (with `options`, e.g. a structured answer), opening the session first if this is a new chat. */
+  send(text: string, options: SendMessageOptions = {}): Promise<void> {
     return this.#serially(async () => {
       if (this.#turn) return;
       const opened = !this.#session;
@@ -95,8 +99,9 @@ export class ChatController {
         this.#patch({ phase: 'opening' });
         this.#attach(await this.#agent().agent.newSession());
       }
-      const turn = await this.#session!.sendMessage(text);
+      const turn = await this.#session!.sendMessage(text, options);
       this.#turn = turn;
+      if (options.output) this.#structuredTurns.next(turn);
       this.#patch({ phase: 'running' });
       if (opened) this.#sessionsChanged.next(); // the list shows the new session while it answers
       void summarizeTurn(turn).then((summary) => {

@@ -46,14 +46,20 @@ export class OfflineModelProvider implements ModelProvider {
       yield { type: 'text_delta', text: word };
     }
     const calls = reply.toolCalls ?? [];
-    for (const call of calls) {
+    for (const [index, call] of calls.entries()) {
+      const callId = `call_${Date.now().toString(36)}_${(callCount += 1)}`;
+      const text = JSON.stringify(call.arguments);
+      if (reply.streamArguments) {
+        // The arguments as a model writes them: a few characters at a time.
+        for (const [i, argumentsDelta] of (text.match(/[\s\S]{1,6}/g) ?? []).entries()) {
+          await pause(pace, signal);
+          yield i === 0
+            ? { type: 'tool_call_delta', index, callId, toolName: call.name, argumentsDelta }
+            : { type: 'tool_call_delta', index, argumentsDelta };
+        }
+      }
       await pause(pace, signal);
-      yield {
-        type: 'tool_call',
-        callId: `call_${Date.now().toString(36)}_${(callCount += 1)}`,
-        toolName: call.name,
-        arguments: JSON.stringify(call.arguments),
-      };
+      yield { type: 'tool_call', callId, toolName: call.name, arguments: text };
     }
     const inputTokens = Math.ceil(JSON.stringify(request).length / 4);
     const outputTokens = Math.ceil(

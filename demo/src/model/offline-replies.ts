@@ -13,7 +13,19 @@ export interface OfflineReply {
   toolCalls?: { name: string; arguments: Record<string, unknown> }[];
   /** Milliseconds between two streamed words. */
   pace?: number;
+  /** Stream each call's arguments in pieces (`tool_call_delta`) before the whole call. */
+  streamArguments?: boolean;
 }
+
+/** The plan the offline model writes when a turn asks for a structured trip plan. */
+const KYOTO_PLAN = {
+  title: 'Three days in Kyoto',
+  days: [
+    { day: 1, plan: 'Fushimi Inari at dawn, then the Nishiki market and an evening walk through Gion.' },
+    { day: 2, plan: 'The Arashiyama bamboo grove, the monkey park, and a boat down the Hozu river.' },
+    { day: 3, plan: "Kiyomizu-dera, the Philosopher's Path, and tea near Ginkaku-ji before the train home." },
+  ],
+};
 
 const HELP =
   'I am the scripted offline model that ships with this demo: no network, no key. Try "what is 12 * (3 + 4)?", ' +
@@ -39,6 +51,13 @@ export function planReply(request: ChatRequest): OfflineReply {
     case 'compaction':
       return { text: `Summary: the user and the assistant exchanged ${request.messages.length} messages.` };
     case 'turn':
+      // A turn that asks for structured output offers `final_answer`: answer with it.
+      if (request.tools.some((tool) => tool.name === 'final_answer'))
+        return {
+          toolCalls: [{ name: 'final_answer', arguments: KYOTO_PLAN }],
+          streamArguments: true,
+          pace: 25,
+        };
       return planTurn(request.messages, request.systemPrompt);
   }
 }
