@@ -88,17 +88,14 @@ function lockOptions(mode: LockMode, signal: AbortSignal | undefined): LockOptio
 function holdLock(locks: LockManager, name: string, options: LockOptions): Promise<LockLease | null> {
   return new Promise((resolve, reject) => {
     let granted = false;
-    let released = false;
     let giveBack!: () => void;
     let markLost!: () => void;
     const held = new Promise<void>((done) => (giveBack = done));
     const lost = new Promise<void>((done) => (markLost = done));
     const lease: LockLease = {
       lost,
-      release() {
-        released = true;
-        giveBack();
-      },
+      // Ending the callback's promise ends the request: it resolves, so `lost` stays pending.
+      release: () => giveBack(),
     };
     locks
       .request(name, options, (lock) => {
@@ -112,8 +109,8 @@ function holdLock(locks: LockManager, name: string, options: LockOptions): Promi
         (error: unknown) => {
           // Before the grant this is an aborted wait (or a refused request); after it, the
           // request rejects only when the lock was taken away: another holder stole it.
-          if (!granted) reject(error);
-          else if (!released) markLost();
+          if (granted) markLost();
+          else reject(error);
         },
       );
   });

@@ -577,6 +577,100 @@ export const indexedDbCases: IdbCase[] = [
     },
   },
   {
+    name: 'fencing across two storages on one database (two tabs): the later claim wins, the earlier writer is refused',
+    async run(env) {
+      const [a, b] = [sessions(env), sessions(env)];
+      check.equal(a.namespace, env.dbName, 'namespace is the database name');
+      const epochA = await a.claimWriter('s1');
+      await a.saveEvent('s1', userEvent(1, 'A before'), { writerEpoch: epochA });
+      const epochB = await b.claimWriter('s1');
+      check.ok(epochB > epochA, `B's epoch ${epochB} is greater than A's ${epochA}`);
+      const late = await check.rejects(
+        a.saveEvent('s1', userEvent(2, 'A late'), { writerEpoch: epochA }),
+        'STORAGE_ERROR',
+        "A's write after B's claim",
+      );
+      check.equal((late.cause as { code?: string }).code, 'SESSION_WRITER_REPLACED', 'cause');
+      await b.saveEvent('s1', userEvent(3, 'B'), { writerEpoch: epochB });
+      for (const storage of [a, b]) {
+        check.deepEqual(
+          await storage.loadSession('s1'),
+          [userEvent(1, 'A before'), userEvent(3, 'B')],
+          'history seen by either tab',
+        );
+      }
+      // A claim on another session in the other tab still grows the shared counter.
+      check.ok((await a.claimWriter('s2')) > epochB, 'epochs grow across sessions and tabs');
+      await a.close();
+      await b.close();
+    },
+  },
+  {
+    name: 'a stale write is refused alone: the other writes of its batch are stored, in order',
+    async run(env) {
+      const storage = sessions(env);
+      const old = await storage.claimWriter('s1');
+      const current = await storage.claimWriter('s1');
+      // Called in one tick, so they share one transaction.
+      const writes = [
+        storage.saveEvent('s1', userEvent(1, 'current one'), { writerEpoch: current }),
+        storage.saveEvent('s1', userEvent(2, 'stale'), { writerEpoch: old }),
+        storage.saveEvent('other', userEvent(3, 'unfenced')),
+        storage.saveDraft('s1', { turnId: 't1', text: 'draft', updatedAt: at(4) }),
+        storage.saveEvent('s1', userEvent(5, 'current two'), { writerEpoch: current }),
+      ];
+      const outcomes = await Promise.allSettled(writes);
+      check.deepEqual(
+        outcomes.map((outcome) => outcome.status),
+        ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled'],
+        'outcomes',
+      );
+      check.deepEqual(
+        await storage.loadSession('s1'),
+        [userEvent(1, 'current one'), userEvent(5, 'current two')],
+        'fenced session',
+      );
+      check.deepEqual(await storage.loadSession('other'), [userEvent(3, 'unfenced')], 'other session');
+      check.equal((await summaryOf(storage, 's1')).eventCount, 2, 'eventCount');
+      check.equal((await storage.loadDraft('s1'))?.text, 'draft', 'draft');
+      await storage.close();
+    },
+  },
+  {
+    name: 'deleteSession removes the draft and the writer record; a corrupt writer record refuses fenced writes until the next claim',
+    async run(env) {
+      const { reports, onCorruptRecord } = corruptRecords();
+      const storage = sessions(env, { onCorruptRecord });
+      const epoch = await storage.claimWriter('s1');
+      await storage.saveEvent('s1', userEvent(1, 'hi'), { writerEpoch: epoch });
+      await storage.saveDraft('s1', { turnId: 't1', text: 'draft', updatedAt: at(2) });
+      await storage.deleteSession('s1');
+      const raw = await openRaw(env);
+      check.equal(await raw.get('drafts', 's1'), undefined, 'draft record after delete');
+      check.equal(await raw.get('writers', 's1'), undefined, 'writer record after delete');
+      check.equal(await raw.get('writers', 0), epoch, 'the epoch counter stays');
+
+      const next = await storage.claimWriter('s1');
+      await raw.put('writers', 'not a number', 's1');
+      raw.close();
+      await check.rejects(
+        storage.saveEvent('s1', userEvent(3, 'fenced'), { writerEpoch: next }),
+        'STORAGE_ERROR',
+        'fenced write over a corrupt writer record',
+      );
+      check.deepEqual(
+        reports.map((r) => [r.store, r.key]),
+        [['writers', 's1']],
+        'corrupt record reported',
+      );
+      const again = await storage.claimWriter('s1');
+      check.ok(again > next, 'the next claim is greater');
+      await storage.saveEvent('s1', userEvent(4, 'after the claim'), { writerEpoch: again });
+      check.deepEqual(await storage.loadSession('s1'), [userEvent(4, 'after the claim')], 'events');
+      await storage.close();
+    },
+  },
+  {
     name: '10,000 events saved and loaded back in order',
     async run(env) {
       const storage = sessions(env);

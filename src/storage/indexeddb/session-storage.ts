@@ -51,9 +51,32 @@ interface SessionState {
   changed: boolean;
 }
 
-/** Every store a write batch may touch. */
-const WRITE_STORES: ['sessions', 'events', 'writers', 'drafts'] = ['sessions', 'events', 'writers', 'drafts'];
-type WriteTransaction = Transaction<typeof WRITE_STORES, 'readwrite'>;
+/** A write batch's transaction, typed over every store a batch may touch. */
+type WriteStores = ['sessions', 'events', 'writers', 'drafts'];
+type WriteTransaction = Transaction<WriteStores, 'readwrite'>;
+
+/** The stores each kind of write touches. */
+function storesOf(write: Write): StoreName[] {
+  switch (write.kind) {
+    case 'event':
+      return write.writerEpoch === undefined ? ['sessions', 'events'] : ['sessions', 'events', 'writers'];
+    case 'delete':
+      return ['sessions', 'events', 'writers', 'drafts'];
+    case 'claim':
+      return ['writers'];
+    case 'draft':
+      return ['drafts'];
+  }
+}
+
+/**
+ * The stores a batch touches, and no more: an unfenced burst of events locks the same two
+ * stores as before fencing existed, and a draft checkpoint does not hold up reads of events.
+ */
+function storesOfBatch(batch: readonly Write[]): WriteStores {
+  const stores = new Set(batch.flatMap(storesOf));
+  return (['sessions', 'events', 'writers', 'drafts'] as const).filter((s) => stores.has(s)) as WriteStores;
+}
 type EventStore = ReturnType<Transaction<['events'], IDBTransactionMode>['objectStore']>;
 
 const SessionIdSchema = z.string().check(z.minLength(1));
@@ -217,7 +240,8 @@ export class IndexedDbSessionStorage implements SessionStorage {
   }
 
   async #writeBatch(batch: Write[]): Promise<BatchOutcome> {
-    const tx = await this.#connection.transaction(WRITE_STORES, 'readwrite');
+    // Typed over every store; only the ones the batch's writes use are in its scope.
+    const tx = await this.#connection.transaction(storesOfBatch(batch), 'readwrite');
     const done = tx.done;
     try {
       const refused = await this.#applyBatch(tx, batch);
@@ -239,10 +263,11 @@ export class IndexedDbSessionStorage implements SessionStorage {
    * (refused on its own, the rest is stored) or `undefined`.
    */
   async #applyBatch(tx: WriteTransaction, batch: Write[]): Promise<unknown[]> {
-    const sessions = tx.objectStore('sessions');
-    const events = tx.objectStore('events');
-    const writers = tx.objectStore('writers');
-    const drafts = tx.objectStore('drafts');
+    // Looked up when used: a store outside the batch's scope would throw.
+    const sessions = () => tx.objectStore('sessions');
+    const events = () => tx.objectStore('events');
+    const writers = () => tx.objectStore('writers');
+    const drafts = () => tx.objectStore('drafts');
     const { states, epochs, counter } = await this.#readBatchState(tx, batch);
     let epochCounter = counter;
     const refused: unknown[] = [];
@@ -257,17 +282,17 @@ export class IndexedDbSessionStorage implements SessionStorage {
           }
           const state = states.get(sessionId)!;
           // `add`, not `put`: a key collision aborts the batch instead of overwriting an event.
-          quiet(events.add({ sessionId, seq: state.nextSeq, event: write.event }));
+          quiet(events().add({ sessionId, seq: state.nextSeq, event: write.event }));
           state.summary = applyEventToSummary(state.summary, sessionId, write.event);
           state.nextSeq++;
           state.changed = true;
           return;
         }
         case 'delete':
-          quiet(events.delete(sessionRange(sessionId)));
-          quiet(sessions.delete(sessionId));
-          quiet(drafts.delete(sessionId));
-          quiet(writers.delete(sessionId));
+          quiet(events().delete(sessionRange(sessionId)));
+          quiet(sessions().delete(sessionId));
+          quiet(drafts().delete(sessionId));
+          quiet(writers().delete(sessionId));
           if (states.has(sessionId)) states.set(sessionId, { summary: null, nextSeq: 0, changed: false });
           epochs.set(sessionId, undefined);
           return;
@@ -275,17 +300,18 @@ export class IndexedDbSessionStorage implements SessionStorage {
           const epoch = nextEpoch(epochCounter, epochs.get(sessionId));
           epochCounter = epoch;
           epochs.set(sessionId, epoch);
-          quiet(writers.put(epoch, sessionId));
+          quiet(writers().put(epoch, sessionId));
           write.epoch = epoch;
           return;
         }
         case 'draft':
-          quiet(write.draft === null ? drafts.delete(sessionId) : drafts.put(write.draft, sessionId));
+          quiet(write.draft === null ? drafts().delete(sessionId) : drafts().put(write.draft, sessionId));
           return;
       }
     });
-    for (const { summary, changed } of states.values()) if (summary && changed) quiet(sessions.put(summary));
-    if (epochCounter !== counter) quiet(writers.put(epochCounter, EPOCH_COUNTER_KEY));
+    for (const { summary, changed } of states.values())
+      if (summary && changed) quiet(sessions().put(summary));
+    if (epochCounter !== counter) quiet(writers().put(epochCounter, EPOCH_COUNTER_KEY));
     return refused;
   }
 
@@ -305,11 +331,15 @@ export class IndexedDbSessionStorage implements SessionStorage {
         fenced.add(write.sessionId);
       if (write.kind === 'claim') claims = true;
     }
-    const writers = tx.objectStore('writers');
+    const writers = () => tx.objectStore('writers');
     const [states, epochs, counter] = await Promise.all([
       Promise.all([...appended].map(async (id) => [id, await this.#stateOf(tx, id)] as const)),
-      Promise.all([...fenced].map(async (id) => [id, this.#epoch(await writers.get(id), id)] as const)),
-      claims ? writers.get(EPOCH_COUNTER_KEY).then((v) => this.#epoch(v, EPOCH_COUNTER_KEY) ?? 0) : 0,
+      Promise.all([...fenced].map(async (id) => [id, this.#epoch(await writers().get(id), id)] as const)),
+      claims
+        ? writers()
+            .get(EPOCH_COUNTER_KEY)
+            .then((v) => this.#epoch(v, EPOCH_COUNTER_KEY) ?? 0)
+        : 0,
     ]);
     return { states: new Map(states), epochs: new Map<string, number | undefined>(epochs), counter };
   }
