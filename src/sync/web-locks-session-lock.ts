@@ -21,7 +21,7 @@ export interface WebLocksSessionLockOptions {
   locks?: LockManager;
 }
 
-const SessionIdSchema = z.string().check(z.minLength(1));
+const NonEmptySchema = z.string().check(z.minLength(1));
 const ModeSchema = z.enum(['ifAvailable', 'wait', 'steal']);
 
 /**
@@ -48,7 +48,7 @@ export class WebLocksSessionLock implements SessionLock {
 
   /** Throws `INVALID_INPUT` when no lock manager is given and `navigator.locks` is missing. */
   constructor(options: WebLocksSessionLockOptions = {}) {
-    this.namespace = parseInput(z.optional(SessionIdSchema), options.namespace, 'namespace') ?? 'default';
+    this.namespace = parseInput(z.optional(NonEmptySchema), options.namespace, 'namespace') ?? 'default';
     const locks = options.locks ?? globalThis.navigator?.locks;
     if (!locks) {
       throw Errors.invalidInput(
@@ -63,8 +63,9 @@ export class WebLocksSessionLock implements SessionLock {
     return `youyou-agent:${this.namespace}:${sessionId}`;
   }
 
+  /** Takes the session's lock in `mode` (see the class); `null` only for `'ifAvailable'`. */
   async acquire(sessionId: string, mode: LockMode, signal?: AbortSignal): Promise<LockLease | null> {
-    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    const id = parseInput(NonEmptySchema, sessionId, 'sessionId');
     parseInput(ModeSchema, mode, 'mode');
     signal?.throwIfAborted();
     return holdLock(this.#locks, this.lockName(id), lockOptions(mode, signal));
