@@ -13,10 +13,12 @@ import { HookRegistry } from './hooks/hook-registry.js';
 import { PluginManager, type PluginRegistration } from './plugins/plugin-manager.js';
 import type { ModelProvider } from './ports/model-provider.js';
 import type { Plugin } from './ports/plugin.js';
+import type { SessionLock } from './ports/session-lock.js';
 import type { MemoryStorage, SessionStorage } from './ports/storage.js';
 import { parametersSchemaProblem, type ToolHandler } from './ports/tool-handler.js';
 import { ProviderDirectory } from './providers/provider-directory.js';
 import { SkillManager } from './skills/skill-manager.js';
+import { resolveSessionLock } from './sync/resolve-session-lock.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
 import { SkillDefinitionSchema, type SkillDefinition } from './types.js';
 import { parseInput } from './validate.js';
@@ -74,6 +76,8 @@ export class AgentBuilder<HasProvider extends boolean = false> {
   readonly #plugins: PluginRegistration[] = [];
   readonly #sessionStorages: SessionStorage[] = [];
   readonly #memoryStorages: MemoryStorage[] = [];
+  /** `undefined` until `registerSessionLock` is called: then the default applies. */
+  #sessionLock: SessionLock | null | undefined = undefined;
   /** @internal the typestate marker (types only). */
   declare readonly _hasProvider: HasProvider;
 
@@ -112,6 +116,22 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     return this;
   }
 
+  /**
+   * Sets who may write a session across tabs (last call wins); `null` turns the lock off (a
+   * storage with `claimWriter` still fences off a second writer). Without a call, the agent uses
+   * `defaultSessionLock(storage.namespace)`: Web Locks where `navigator.locks` exists, else none;
+   * and none without a session storage, since then no other agent can open its sessions.
+   * @example
+   * const agent = await new AgentBuilder({ defaultModel: 'gpt-4o-mini' })
+   *   .registerModelProvider(provider)
+   *   .registerSessionLock(null) // one tab only, or tests
+   *   .build();
+   */
+  registerSessionLock(lock: SessionLock | null): this {
+    this.#sessionLock = lock;
+    return this;
+  }
+
   /** Sets where memories are saved (at most one). */
   registerMemoryStorage(storage: MemoryStorage): this {
     this.#memoryStorages.push(storage);
@@ -139,6 +159,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     if (sessionStorage)
       parseInput(StorageShapeSchema(SESSION_STORAGE_METHODS), sessionStorage, 'sessionStorage');
     if (memoryStorage) parseInput(StorageShapeSchema(MEMORY_STORAGE_METHODS), memoryStorage, 'memoryStorage');
+    const sessionLock = resolveSessionLock(this.#sessionLock, sessionStorage);
 
     const providers = new ProviderDirectory();
     this.#providers.forEach((provider, i) => {
@@ -189,7 +210,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       plugins,
       sessionStorage,
       memoryStorage,
-      sessionLock: null,
+      sessionLock,
     });
   }
 }

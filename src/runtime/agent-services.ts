@@ -26,6 +26,6 @@ export interface AgentServices {
   plugins: PluginManager;
   sessionStorage: SessionStorage | null;
   memoryStorage: MemoryStorage | null;
-  /** Who may write a session, across tabs; `null`: no lock (fencing alone, if the storage has it). */
+  /** Who may write a session across tabs; `null`: no lock (storage fencing alone, if any). */
   sessionLock: SessionLock | null;
 }
