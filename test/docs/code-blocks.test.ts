@@ -139,7 +139,9 @@ describe('documentation code blocks', () => {
     expect(mislabelled).toEqual([]);
   });
 
-  it('type-check with the project compiler options', () => {
+  // One compiler run over every block and the sources they import: some 10 s on an idle 2-core
+  // machine, and twice that while other test files run beside it.
+  it('type-check with the project compiler options', { timeout: 60_000 }, () => {
     expect(typeCheck()).toEqual([]);
   });
 
