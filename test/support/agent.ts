@@ -18,6 +18,7 @@ import {
   type ModelInfo,
   type ModelProvider,
   type Plugin,
+  type SessionLock,
   type SessionStorage,
   type SkillDefinition,
   type ToolHandler,
@@ -45,6 +46,8 @@ export interface TestAgentOptions {
   memoryStorage?: MemoryStorage;
   /** `config.memory`, e.g. `{ namespace: 'user-1' }`. */
   memory?: AgentConfig['memory'];
+  /** `registerSessionLock(lock)`; unset: the default (none in Node). */
+  lock?: SessionLock | null;
   /** More config. `defaultModel` defaults to the provider's first model. */
   config?: Partial<AgentConfig>;
 }
@@ -93,6 +96,7 @@ export async function createTestAgent(
   }
   if (sessionStorage) builder = builder.registerSessionStorage(sessionStorage);
   if (memoryStorage) builder = builder.registerMemoryStorage(memoryStorage);
+  if (options.lock !== undefined) builder = builder.registerSessionLock(options.lock);
   return { agent: await builder.build(), provider, sessionStorage, memoryStorage };
 }
 
