@@ -15,9 +15,11 @@ import type { ModelProvider } from './ports/model-provider.js';
 import type { Plugin } from './ports/plugin.js';
 import type { MemoryStorage, SessionStorage } from './ports/storage.js';
 import { parametersSchemaProblem, type ToolHandler } from './ports/tool-handler.js';
+import type { ToolSource } from './ports/tool-source.js';
 import { ProviderDirectory } from './providers/provider-directory.js';
 import { SkillManager } from './skills/skill-manager.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
+import { ToolSources } from './tools/tool-sources.js';
 import { SkillDefinitionSchema, type SkillDefinition } from './types.js';
 import { parseInput } from './validate.js';
 import { systemClock } from './clock.js';
@@ -35,6 +37,11 @@ const ToolShapeSchema = z.object({
   }),
   mutating: z.optional(z.boolean()),
   execute: z.custom<() => unknown>((v) => typeof v === 'function', 'expected function'),
+});
+
+const ToolSourceShapeSchema = z.object({
+  id: z.string().check(z.minLength(1)),
+  tools: z.custom<() => unknown>((v) => typeof v === 'function', 'expected function'),
 });
 
 const ProviderShapeSchema = z.object({
@@ -70,6 +77,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
   readonly #config: AgentConfig;
   readonly #providers: ModelProvider[] = [];
   readonly #tools: ToolHandler[] = [];
+  readonly #toolSources: ToolSource[] = [];
   readonly #skills: SkillDefinition[] = [];
   readonly #plugins: PluginRegistration[] = [];
   readonly #sessionStorages: SessionStorage[] = [];
@@ -91,6 +99,17 @@ export class AgentBuilder<HasProvider extends boolean = false> {
   /** Adds a tool; names must be unique and match `^[a-zA-Z0-9_-]{1,64}$`. */
   registerTool(tool: ToolHandler): this {
     this.#tools.push(tool);
+    return this;
+  }
+
+  /**
+   * Adds a source of tools that arrive at run time (e.g. `mcpServer()` from `youyou-agent/mcp`).
+   * Its ids must be unique; its tools are asked for before each model request.
+   * @example
+   * builder.registerToolSource({ id: 'clock', tools: async () => [nowTool] });
+   */
+  registerToolSource(source: ToolSource): this {
+    this.#toolSources.push(source);
     return this;
   }
 
@@ -161,6 +180,12 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     const clock = config.clock ?? systemClock;
     const hooks = new HookRegistry({ timeoutMs: config.hookTimeoutMs, clock });
     const tools = new ToolDispatcher({ tools: this.#tools, timeoutMs: config.toolTimeoutMs, hooks, clock });
+    this.#toolSources.forEach((source, i) => parseInput(ToolSourceShapeSchema, source, `toolSources[${i}]`));
+    const toolSources = new ToolSources(this.#toolSources, {
+      registered: (name) => tools.has(name),
+      timeoutMs: config.toolSourceTimeoutMs,
+      clock,
+    });
     const skillList = this.#skills.map((skill, i) =>
       parseInput(SkillDefinitionSchema, skill, `skills[${i}]`),
     );
@@ -184,6 +209,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       providers,
       tools,
       toolSpecsChars: JSON.stringify(tools.specs).length,
+      toolSources,
       hooks,
       skills,
       plugins,

@@ -101,8 +101,8 @@ function provideTurnMachine() {
       startTurn: turnStep('startTurn', (s, t, _input: StepInput, signal) =>
         startTurn(scopes.startTurnScope(s, t), signal),
       ),
-      prepareRequest: turnStep('prepareRequest', (s, t, input) =>
-        prepareRequest(scopes.prepareScope(s, t), input),
+      prepareRequest: turnStep('prepareRequest', (s, t, input, signal) =>
+        prepareRequest(scopes.prepareScope(s, t), input, signal),
       ),
       compactContext: turnStep('compactContext', (s, t, input, signal) =>
         compactContext(scopes.compactScope(s, t), input, signal),
