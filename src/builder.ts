@@ -19,7 +19,7 @@ import type { ToolSource } from './ports/tool-source.js';
 import { ProviderDirectory } from './providers/provider-directory.js';
 import { SkillManager } from './skills/skill-manager.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
-import { ToolSources } from './tools/tool-sources.js';
+import { toolSources } from './tools/tool-sources.js';
 import { SkillDefinitionSchema, type SkillDefinition } from './types.js';
 import { parseInput } from './validate.js';
 import { systemClock } from './clock.js';
@@ -37,11 +37,6 @@ const ToolShapeSchema = z.object({
   }),
   mutating: z.optional(z.boolean()),
   execute: z.custom<() => unknown>((v) => typeof v === 'function', 'expected function'),
-});
-
-const ToolSourceShapeSchema = z.object({
-  id: z.string().check(z.minLength(1)),
-  tools: z.custom<() => unknown>((v) => typeof v === 'function', 'expected function'),
 });
 
 const ProviderShapeSchema = z.object({
@@ -180,12 +175,12 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     const clock = config.clock ?? systemClock;
     const hooks = new HookRegistry({ timeoutMs: config.hookTimeoutMs, clock });
     const tools = new ToolDispatcher({ tools: this.#tools, timeoutMs: config.toolTimeoutMs, hooks, clock });
-    this.#toolSources.forEach((source, i) => parseInput(ToolSourceShapeSchema, source, `toolSources[${i}]`));
-    const toolSources = new ToolSources(this.#toolSources, {
-      registered: (name) => tools.has(name),
-      timeoutMs: config.toolSourceTimeoutMs,
+    const sources = toolSources(
+      this.#toolSources,
+      (name) => tools.has(name),
+      config.toolSourceTimeoutMs,
       clock,
-    });
+    );
     const skillList = this.#skills.map((skill, i) =>
       parseInput(SkillDefinitionSchema, skill, `skills[${i}]`),
     );
@@ -209,7 +204,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       providers,
       tools,
       toolSpecsChars: JSON.stringify(tools.specs).length,
-      toolSources,
+      toolSources: sources,
       hooks,
       skills,
       plugins,

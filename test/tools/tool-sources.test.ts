@@ -229,7 +229,7 @@ describe('tool sources through the public API', () => {
     await expectAgentError(
       createTestAgent({ toolSources: [{ id: 'x' } as unknown as ToolSource] }),
       'INVALID_INPUT',
-      'toolSources[0].tools',
+      'toolSources[0]',
     );
   });
 
