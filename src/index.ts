@@ -92,6 +92,9 @@ export {
   type ToolOutput,
   type ToolSpec,
   type TurnResult,
+  type InterruptedTurn,
+  type PendingApproval,
+  type UnfinishedToolCall,
   type UserInput,
 } from './types.js';
 

@@ -12,3 +12,12 @@ export const CONTEXT_SNAPSHOT_KEY = 'context_snapshot';
 
 /** `{ turnId }` of a turn that ran the memory checkpoint: resume counts the next from there. */
 export const MEMORY_CHECKPOINT_KEY = 'memory_checkpoint';
+
+/** `{ turnId, startedAt }`, saved when a turn starts: a start with no end is an interrupted turn. */
+export const TURN_STARTED_KEY = 'turn_started';
+
+/** `{ turnId, status, usage, cost? }`, saved when a turn ends (or an interrupted one is discarded). */
+export const TURN_ENDED_KEY = 'turn_ended';
+
+/** `{ turnId, callId }`, saved and drained before a mutating tool executes: it may have run. */
+export const TOOL_STARTED_KEY = 'tool_started';

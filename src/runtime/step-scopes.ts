@@ -6,6 +6,8 @@
  */
 import { compactionThreshold } from '../context/token-estimate.js';
 import { loadSessionMemories, runMemoryExtraction, type MemoryScope } from '../memory/extraction.js';
+import { TOOL_STARTED_KEY } from '../persistence/metadata-keys.js';
+import { NO_SOURCED_TOOLS } from '../tools/tool-sources.js';
 import type { Message, ToolSpec } from '../types.js';
 import type { SessionScope } from './session-scope.js';
 import type { CloseSessionScope } from './steps/close-session.js';
@@ -13,6 +15,8 @@ import type { CompactScope } from './steps/compact-context.js';
 import type { EndTurnScope } from './steps/end-turn.js';
 import type { OpenSessionScope } from './steps/open-session.js';
 import type { PrepareScope } from './steps/prepare-request.js';
+import type { ResumeTurnScope } from './steps/resume-turn.js';
+import { closeInterruptedTurn, interruptedTurnView } from './interrupted-turn.js';
 import type { StartTurnScope } from './steps/start-turn.js';
 import type { StreamScope } from './steps/stream-model.js';
 import type { ToolBatchScope } from './steps/run-tool-batch.js';
@@ -82,11 +86,32 @@ function memoryExtraction(session: SessionScope) {
 }
 
 export function startTurnScope(session: SessionScope, turn: TurnRun): StartTurnScope {
+  // A continued turn resumes instead: its user message is already in the history.
+  if (turn.input === null) throw new Error(`turn '${turn.id}' has no user input to start with`);
   return {
     input: turn.input,
     hook: session.hooks(turn.id),
     skills: session.services.skills,
     append: (message) => session.append(message),
+    record: (payload) => session.record(payload),
+  };
+}
+
+export function resumeScope(session: SessionScope, turn: TurnRun): ResumeTurnScope {
+  const { emit, hook } = turnChannel(session, turn);
+  return {
+    takeInterrupted: () => {
+      const loaded = session.interrupted;
+      if (!loaded) return null;
+      const view = interruptedTurnView(loaded, (name) => session.services.tools.isMutating(name));
+      closeInterruptedTurn(session, 'continue');
+      return { loaded, view };
+    },
+    rerunMaybeExecuted: turn.continuation?.rerunMaybeExecuted === true,
+    hook,
+    emit,
+    append: (message) => session.append(message),
+    pendingCalls: turn.pendingCalls,
   };
 }
 
@@ -129,6 +154,8 @@ export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
     append: (message) => session.append(message),
     tools: requestToolSpecs(session, turn),
     draft: turn.draft,
+    checkpointDraft: session.drafts.enabled ? (text) => session.drafts.note(turn.id, text) : null,
+    clearDraft: () => void session.drafts.clear(),
     pendingCalls: turn.pendingCalls,
     idleTimeoutMs: session.services.config.streamIdleTimeoutMs,
     hook,
@@ -151,15 +178,26 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
     emit,
     report,
     append: (message) => session.append(message),
+    markStarted: (callId) => {
+      session.record({ type: 'metadata', key: TOOL_STARTED_KEY, value: { turnId: turn.id, callId } });
+      return session.writes.drain();
+    },
   };
 }
 
 /** The dispatcher, finding the current request's source tools by name too. */
 function toolsOfRequest(session: SessionScope, turn: TurnRun): ToolBatchScope['tools'] {
-  const { tools } = session.services;
-  const sourced = turn.sourcedTools.byName;
-  if (sourced.size === 0) return tools;
-  return { runBatch: (calls, ctx) => tools.runBatch(calls, { ...ctx, sourcedTools: sourced }) };
+  const { tools, toolSources } = session.services;
+  if (toolSources.size === 0) return tools;
+  return {
+    runBatch: async (calls, ctx) => {
+      // A continued turn runs its calls before any request was prepared in this page's life.
+      if (turn.sourcedTools === NO_SOURCED_TOOLS && calls.some((call) => !tools.has(call.toolName))) {
+        await sourcedToolsResolver(session, turn)(ctx.cancelSignal);
+      }
+      return tools.runBatch(calls, { ...ctx, sourcedTools: turn.sourcedTools.byName });
+    },
+  };
 }
 
 export function endTurnScope(session: SessionScope, turn: TurnRun): EndTurnScope {
@@ -169,6 +207,7 @@ export function endTurnScope(session: SessionScope, turn: TurnRun): EndTurnScope
     append: (message, persist) => session.append(message, persist),
     record: (payload) => session.record(payload),
     drainWrites: () => session.writes.drain(),
+    clearDraft: () => session.drafts.clear(),
     extractMemories: memoryExtraction(session),
     hook: session.hooks(turn.id),
   };

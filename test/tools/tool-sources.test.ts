@@ -6,6 +6,8 @@ import { reply } from '../../src/testing/index.js';
 import { createTestAgent, recordingTool, testPlugin } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
 import { eventsOf } from '../support/events.js';
+import { storedCopy } from '../support/history.js';
+import { deferred, promiseJobsRun } from '../support/waits.js';
 
 const echo = (name: string, prefix = name) =>
   defineTool({
@@ -252,5 +254,40 @@ describe('tool sources through the public API', () => {
     expect(messages.find((m) => m.includes("'broken'"))).toContain('boom');
     expect(messages.find((m) => m.includes("'stuck'"))).toContain('10ms');
     expect(agent.unreportedErrors.every((e) => e.code === 'TOOL_SOURCE_UNAVAILABLE')).toBe(true);
+  });
+
+  it('a turn continued after a reload finds its source tools for the calls it runs again', async () => {
+    const running = deferred();
+    const hanging = defineTool({
+      name: 'lookup',
+      description: 'lookup',
+      parameters: z.object({ text: z.string() }),
+      execute: async () => {
+        running.resolve();
+        return new Promise<string>(() => {});
+      },
+    });
+    const first = await createTestAgent({
+      toolSources: [listSource('remote', [hanging]).source],
+      script: [reply.toolCalls([{ name: 'lookup', arguments: { text: 'x' }, callId: 'c1' }])],
+    });
+    const session = await first.agent.newSession();
+    await session.sendMessage('go');
+    await running.promise;
+    await promiseJobsRun();
+    const storage = await storedCopy(first.sessionStorage!, session.id);
+
+    const second = await createTestAgent({
+      toolSources: [listSource('remote', [echo('lookup', 'found')]).source],
+      sessionStorage: storage,
+      script: [reply.text('done')],
+    });
+    const resumed = await second.agent.resumeSession(session.id);
+    const turn = await resumed.continueTurn();
+    expect((await turn.result).status).toBe('completed');
+    expect(second.provider.requests[0]!.messages.filter((m) => m.type === 'tool_result')).toEqual([
+      { type: 'tool_result', callId: 'c1', content: 'found:x', isError: false },
+    ]);
+    await second.agent.shutdown();
   });
 });

@@ -19,6 +19,8 @@ export interface ToolBatchScope {
   emit(payload: AgentEventPayload): void;
   report(error: AgentError): void;
   append(message: Message): void;
+  /** Stores (and drains) the `tool_started` marker of a mutating call before it executes. */
+  markStarted(callId: string): Promise<void>;
 }
 
 /** Runs the `dispatchingTools` step. */
@@ -35,6 +37,7 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
     cancelSignal: scope.cancelSignal,
     emit: scope.emit,
     reportError: scope.report,
+    beforeMutatingCall: scope.markStarted,
   });
   for (const result of results) {
     scope.append({
