@@ -91,6 +91,9 @@ export class Agent {
         shutdownPlugins: async () => {
           // Bounded like a hook: a plugin that never finishes must not hang agent.shutdown().
           this.#unowned.push(...(await services.plugins.shutdown()));
+          // Tool sources close after the plugins (a plugin's shutdown may still call a tool),
+          // each bounded by `toolSourceTimeoutMs`.
+          this.#unowned.push(...(await services.toolSources.close()));
         },
         reportUnowned: (error) => this.#unowned.push(error),
       },
@@ -256,8 +259,8 @@ export class Agent {
 
   /**
    * Shuts the agent down: cancels a running turn, runs the session's full close path
-   * (`session_end`, memory extraction), then the plugins' `shutdown()` in reverse order.
-   * Idempotent.
+   * (`session_end`, memory extraction), then the plugins' `shutdown()` in reverse order, then
+   * every tool source's `close()`. Idempotent.
    */
   shutdown(): Promise<void> {
     this.#shutdown ??= new Promise<void>((resolve) => {

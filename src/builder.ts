@@ -16,10 +16,12 @@ import type { Plugin } from './ports/plugin.js';
 import type { SessionLock } from './ports/session-lock.js';
 import type { MemoryStorage, SessionStorage } from './ports/storage.js';
 import { parametersSchemaProblem, type ToolHandler } from './ports/tool-handler.js';
+import type { ToolSource } from './ports/tool-source.js';
 import { ProviderDirectory } from './providers/provider-directory.js';
 import { SkillManager } from './skills/skill-manager.js';
 import { resolveSessionLock } from './sync/resolve-session-lock.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
+import { toolSources } from './tools/tool-sources.js';
 import { SkillDefinitionSchema, type SkillDefinition } from './types.js';
 import { parseInput } from './validate.js';
 import { systemClock } from './clock.js';
@@ -72,6 +74,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
   readonly #config: AgentConfig;
   readonly #providers: ModelProvider[] = [];
   readonly #tools: ToolHandler[] = [];
+  readonly #toolSources: ToolSource[] = [];
   readonly #skills: SkillDefinition[] = [];
   readonly #plugins: PluginRegistration[] = [];
   readonly #sessionStorages: SessionStorage[] = [];
@@ -95,6 +98,17 @@ export class AgentBuilder<HasProvider extends boolean = false> {
   /** Adds a tool; names must be unique and match `^[a-zA-Z0-9_-]{1,64}$`. */
   registerTool(tool: ToolHandler): this {
     this.#tools.push(tool);
+    return this;
+  }
+
+  /**
+   * Adds a source of tools that arrive at run time (e.g. `mcpServer()` from `youyou-agent/mcp`).
+   * Its ids must be unique; its tools are asked for before each model request.
+   * @example
+   * builder.registerToolSource({ id: 'clock', tools: async () => [nowTool] });
+   */
+  registerToolSource(source: ToolSource): this {
+    this.#toolSources.push(source);
     return this;
   }
 
@@ -182,6 +196,12 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     const clock = config.clock ?? systemClock;
     const hooks = new HookRegistry({ timeoutMs: config.hookTimeoutMs, clock });
     const tools = new ToolDispatcher({ tools: this.#tools, timeoutMs: config.toolTimeoutMs, hooks, clock });
+    const sources = toolSources(
+      this.#toolSources,
+      (name) => tools.has(name),
+      config.toolSourceTimeoutMs,
+      clock,
+    );
     const skillList = this.#skills.map((skill, i) =>
       parseInput(SkillDefinitionSchema, skill, `skills[${i}]`),
     );
@@ -205,6 +225,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       providers,
       tools,
       toolSpecsChars: JSON.stringify(tools.specs).length,
+      toolSources: sources,
       hooks,
       skills,
       plugins,

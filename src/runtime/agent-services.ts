@@ -11,6 +11,7 @@ import type { MemoryStorage, SessionStorage } from '../ports/storage.js';
 import type { ProviderDirectory } from '../providers/provider-directory.js';
 import type { SkillManager } from '../skills/skill-manager.js';
 import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
+import type { ToolSources } from '../tools/tool-sources.js';
 
 /** What `build()` hands to the `Agent`. */
 export interface AgentServices {
@@ -21,6 +22,8 @@ export interface AgentServices {
   tools: ToolDispatcher;
   /** Characters of the tool specs' JSON, for token estimates (computed once). */
   toolSpecsChars: number;
+  /** Tools that arrive per request (e.g. from MCP servers). */
+  toolSources: ToolSources;
   hooks: HookRegistry;
   skills: SkillManager;
   plugins: PluginManager;

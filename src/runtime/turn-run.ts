@@ -8,6 +8,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { TurnPrompt } from '../prompt/session-prompt.js';
+import { NO_SOURCED_TOOLS, type SourcedTools } from '../tools/tool-sources.js';
 import type { AgentEvent, ToolCallRequest, TurnResult, UserInput } from '../types.js';
 
 /** The response being streamed: it outlives the streaming step, so a cancel can keep it. */
@@ -45,6 +46,10 @@ export class TurnRun {
   readonly draft = new ResponseDraft();
   /** The tool calls of the last recorded response, arguments included, until their batch runs. */
   readonly pendingCalls = new Map<string, ToolCallRequest>();
+  /** The tool sources' tools of the current request (resolved while preparing it). */
+  sourcedTools: SourcedTools = NO_SOURCED_TOOLS;
+  /** Tool sources already reported unavailable in this turn. */
+  readonly unavailableSources = new Set<string>();
   /** Settles when the turn has ended and is durable; never rejects. */
   readonly result: Promise<TurnResult>;
   readonly settle: (result: TurnResult) => void;

@@ -22,6 +22,7 @@ import {
   type SessionStorage,
   type SkillDefinition,
   type ToolHandler,
+  type ToolSource,
 } from '../../src/index.js';
 import { ScriptedModelProvider, SCRIPTED_MODEL, type ScriptStep } from '../../src/testing/index.js';
 
@@ -36,6 +37,8 @@ export interface TestAgentOptions {
   models?: ModelInfo[];
   /** Tools, registered in order. */
   tools?: ToolHandler[];
+  /** Tool sources, registered in order. */
+  toolSources?: ToolSource[];
   /** Skills, registered in order. */
   skills?: SkillDefinition[];
   /** Plugins in registration order; `[plugin, config]` passes the plugin its config. */
@@ -88,6 +91,7 @@ export async function createTestAgent(
     ...options.config,
   }).registerModelProvider(provider);
   for (const tool of options.tools ?? []) builder = builder.registerTool(tool);
+  for (const source of options.toolSources ?? []) builder = builder.registerToolSource(source);
   for (const skill of options.skills ?? []) builder = builder.registerSkill(skill);
   for (const entry of options.plugins ?? []) {
     builder = Array.isArray(entry)
