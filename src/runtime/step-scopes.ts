@@ -7,7 +7,8 @@
 import { compactionThreshold } from '../context/token-estimate.js';
 import { loadSessionMemories, runMemoryExtraction, type MemoryScope } from '../memory/extraction.js';
 import { TOOL_STARTED_KEY } from '../persistence/metadata-keys.js';
-import type { Message } from '../types.js';
+import { NO_SOURCED_TOOLS } from '../tools/tool-sources.js';
+import type { Message, ToolSpec } from '../types.js';
 import type { SessionScope } from './session-scope.js';
 import { sessionBudget } from '../budget/budget-config.js';
 import { unwrapAnswer } from '../output/final-answer.js';
@@ -37,9 +38,32 @@ function turnChannel(session: SessionScope, turn: TurnRun) {
   };
 }
 
-function estimator(session: SessionScope) {
+function estimator(session: SessionScope, turn: TurnRun) {
   return (systemPrompt: string, messages?: readonly Message[]) =>
-    session.history.estimateTokens(systemPrompt.length, session.services.toolSpecsChars, messages);
+    session.history.estimateTokens(
+      systemPrompt.length,
+      session.services.toolSpecsChars + turn.sourcedTools.specsChars,
+      messages,
+    );
+}
+
+/** The request's tool specs: the registered tools', then the tool sources'. */
+function requestToolSpecs(session: SessionScope, turn: TurnRun): readonly ToolSpec[] {
+  const { specs } = turn.sourcedTools;
+  return specs.length === 0 ? session.services.tools.specs : [...session.services.tools.specs, ...specs];
+}
+
+/** Resolves the tool sources' tools into the turn's side channel, reporting into the turn. */
+function sourcedToolsResolver(session: SessionScope, turn: TurnRun) {
+  const sources = session.services.toolSources;
+  return async (signal: AbortSignal) => {
+    if (sources.size === 0) return;
+    turn.sourcedTools = await sources.resolve(signal, {
+      report: (error) => session.report(turn.id, error),
+      turn: turn.unavailableSources,
+      session: sources.sessionReports(session),
+    });
+  };
 }
 
 /** The session's memory work, or `null` without memory config or storage. */
@@ -100,7 +124,8 @@ export function prepareScope(session: SessionScope, turn: TurnRun): PrepareScope
   const { compaction } = session.services.config;
   return {
     prompt: turn.prompt,
-    estimateTokens: estimator(session),
+    estimateTokens: estimator(session, turn),
+    resolveSourcedTools: sourcedToolsResolver(session, turn),
     compactionThreshold: compaction.enabled
       ? compactionThreshold(session.model.contextWindow, compaction)
       : null,
@@ -116,7 +141,7 @@ export function compactScope(session: SessionScope, turn: TurnRun): CompactScope
     history: session.history,
     prompt: turn.prompt,
     sessionPrompt: session.prompt,
-    estimateTokens: estimator(session),
+    estimateTokens: estimator(session, turn),
     threshold: compactionThreshold(session.model.contextWindow, compaction),
     keepRecentToolResults: compaction.keepRecentToolResults,
     keepRecentRatio: compaction.keepRecentRatio,
@@ -133,7 +158,7 @@ export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
     prompt: turn.prompt,
     history: session.history,
     append: (message) => session.append(message),
-    tools: output ? [...session.services.tools.specs, output.spec] : session.services.tools.specs,
+    tools: output ? [...requestToolSpecs(session, turn), output.spec] : requestToolSpecs(session, turn),
     draft: turn.draft,
     checkpointDraft: session.drafts.enabled ? (text) => session.drafts.note(turn.id, text) : null,
     clearDraft: () => void session.drafts.clear(),
@@ -156,7 +181,7 @@ export function checkBudgetScope(session: SessionScope, turn: TurnRun): CheckBud
   return {
     model: session.model,
     prompt: turn.prompt,
-    estimateTokens: estimator(session),
+    estimateTokens: estimator(session, turn),
     turn: { limits: turn.options.budget, spent: turn.spent },
     session: { limits: sessionBudget(session.services.config.budget), spent: session.spent },
     reportCostUnknownOnce: (error) => {
@@ -189,7 +214,7 @@ export function retryScope(session: SessionScope, turn: TurnRun, random: () => n
 export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchScope {
   const { emit, report } = turnChannel(session, turn);
   return {
-    tools: session.services.tools,
+    tools: toolsOfRequest(session, turn),
     pendingCalls: turn.pendingCalls,
     cancelSignal: turn.toolCancel.signal,
     emit,
@@ -198,6 +223,21 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
     markStarted: (callId) => {
       session.record({ type: 'metadata', key: TOOL_STARTED_KEY, value: { turnId: turn.id, callId } });
       return session.writes.drain();
+    },
+  };
+}
+
+/** The dispatcher, finding the current request's source tools by name too. */
+function toolsOfRequest(session: SessionScope, turn: TurnRun): ToolBatchScope['tools'] {
+  const { tools, toolSources } = session.services;
+  if (toolSources.size === 0) return tools;
+  return {
+    runBatch: async (calls, ctx) => {
+      // A continued turn runs its calls before any request was prepared in this page's life.
+      if (turn.sourcedTools === NO_SOURCED_TOOLS && calls.some((call) => !tools.has(call.toolName))) {
+        await sourcedToolsResolver(session, turn)(ctx.cancelSignal);
+      }
+      return tools.runBatch(calls, { ...ctx, sourcedTools: turn.sourcedTools.byName });
     },
   };
 }

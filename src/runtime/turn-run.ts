@@ -12,6 +12,7 @@ import type { BudgetLimits } from '../budget/plan-request.js';
 import { NO_USAGE, type UsageTotals } from '../conversation/usage-totals.js';
 import type { PreparedOutput } from '../output/final-answer.js';
 import type { PartialOutput } from '../output/partial-output.js';
+import { NO_SOURCED_TOOLS, type SourcedTools } from '../tools/tool-sources.js';
 import type { AgentEvent, ToolCallRequest, TurnResult, UserInput } from '../types.js';
 
 /** What one `sendMessage` asked of its turn beyond the input. */
@@ -60,6 +61,10 @@ export class TurnRun {
   readonly draft = new ResponseDraft();
   /** The tool calls of the last recorded response, arguments included, until their batch runs. */
   readonly pendingCalls = new Map<string, ToolCallRequest>();
+  /** The tool sources' tools of the current request (resolved while preparing it). */
+  sourcedTools: SourcedTools = NO_SOURCED_TOOLS;
+  /** Tool sources already reported unavailable in this turn. */
+  readonly unavailableSources = new Set<string>();
   /** Settles when the turn has ended and is durable; never rejects. */
   readonly result: Promise<TurnResult>;
   readonly settle: (result: TurnResult) => void;

@@ -64,6 +64,11 @@ export interface ToolBatchContext {
   /** Receives non-fatal problems, e.g. `HOOK_FAILED` from a tool hook. */
   reportError(error: AgentError): void;
   /**
+   * The tool sources' tools of the request these calls answer, by name (never a registered
+   * tool's name). They run like registered ones.
+   */
+  sourcedTools?: ReadonlyMap<string, ToolHandler>;
+  /**
    * Awaited before a mutating tool executes (never rejects): the runtime stores that the call
    * started, so a reload while it runs knows it may have taken effect.
    */
@@ -134,12 +139,21 @@ export class ToolDispatcher {
    * one result per call, in call order. Never rejects: every problem becomes an error result.
    */
   async runBatch(calls: readonly ToolCallRequest[], ctx: ToolBatchContext): Promise<ToolCallResult[]> {
-    if (calls.some((call) => this.isMutating(call.toolName))) {
+    if (calls.some((call) => this.#find(call.toolName, ctx)?.mutating === true)) {
       const results: ToolCallResult[] = [];
       for (const call of calls) results.push(await this.#runCallSafely(call, ctx));
       return results;
     }
     return Promise.all(calls.map((call) => this.#runCallSafely(call, ctx)));
+  }
+
+  /** A registered tool, else one of the request's source tools. */
+  #find(name: string, ctx: ToolBatchContext): ToolHandler | undefined {
+    return this.#tools.get(name) ?? ctx.sourcedTools?.get(name);
+  }
+
+  #namesFor(ctx: ToolBatchContext): readonly string[] {
+    return ctx.sourcedTools?.size ? [...this.#names, ...ctx.sourcedTools.keys()] : this.#names;
   }
 
   async #runCallSafely(call: ToolCallRequest, ctx: ToolBatchContext): Promise<ToolCallResult> {
@@ -170,13 +184,13 @@ export class ToolDispatcher {
     if (ctx.cancelSignal.aborted) return skippedResult(call, args);
 
     const hookCtx: HookContext = { sessionId: ctx.sessionId, turnId: ctx.turnId };
-    const tool = this.#tools.get(call.toolName);
+    const tool = this.#find(call.toolName, ctx);
     let problem: string | null = null;
     let abortReason: string | null = null;
     let validArgs: unknown;
 
     // 1. Arguments: a problem here ends the call with an error result (no hooks).
-    if (tool === undefined) problem = ToolResultTexts.unknownTool(call.toolName, this.#names);
+    if (tool === undefined) problem = ToolResultTexts.unknownTool(call.toolName, this.#namesFor(ctx));
     else if (!parsed.ok) problem = ToolResultTexts.invalidJson(call.toolName, parsed.problem);
     else {
       let checked = validateArguments(tool, args, ToolResultTexts.invalidArguments);
