@@ -5,8 +5,8 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
-import { FINAL_ANSWER_TOOL, type ConversationItem } from '../../src/index.js';
-import { reply } from '../../src/testing/index.js';
+import { AgentBuilder, FINAL_ANSWER_TOOL, type ConversationItem } from '../../src/index.js';
+import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/index.js';
 import { OutputTexts } from '../../src/output/output-texts.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { asAgentError, expectAgentError } from '../support/errors.js';
@@ -206,6 +206,26 @@ describe('structured output', () => {
   it('build() rejects a registered tool named final_answer with NAME_CONFLICT', async () => {
     const reserved = recordingTool(FINAL_ANSWER_TOOL);
     await expectAgentError(createTestAgent({ tools: [reserved.tool] }), 'NAME_CONFLICT');
+  });
+
+  it('a tool source offering final_answer has it left out (NAME_CONFLICT), the reserved tool stays', async () => {
+    const sourced = recordingTool(FINAL_ANSWER_TOOL);
+    const provider = new ScriptedModelProvider({ script: [answer({ city: 'Kyoto', days: 3 })] });
+    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
+      .registerModelProvider(provider)
+      .registerToolSource({ id: 'mcp', tools: async () => [sourced.tool] })
+      .build();
+    const session = await agent.newSession();
+    const turn = await session.sendMessage('Plan', { output: { schema: Trip } });
+    const result = await turn.result;
+    expect(result.output).toEqual({ city: 'Kyoto', days: 3 });
+    expect(sourced.log).toEqual([]);
+    const names = provider.requests[0]!.tools.map((t) => t.name);
+    expect(names).toEqual([FINAL_ANSWER_TOOL]);
+    expect(provider.requests[0]!.tools[0]!.description).toBe(OutputTexts.toolDescription(undefined));
+    const errors = (await eventsOf(turn)).flatMap((e) => (e.payload.type === 'error' ? [e.payload] : []));
+    expect(errors).toMatchObject([{ fatal: false, error: { code: 'NAME_CONFLICT' } }]);
+    await agent.shutdown();
   });
 
   it('rejects bad output options with INVALID_INPUT, before any turn starts', async () => {
