@@ -99,7 +99,7 @@ export function startDemo(
   controller.conversation.subscribe((next) => {
     conversation = next;
     chat.show(next);
-    status.update(next);
+    status.update(next, controller.settings.sessionBudgetUsd);
     retry.update(next);
   });
   controller.turns.subscribe((summary) => chat.addTurnSummary(summary));

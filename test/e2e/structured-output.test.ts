@@ -1,7 +1,8 @@
 /**
- * The demo's structured answer: "Plan a trip" asks the offline model for a trip plan matching a
- * zod schema; the trip card fills in while the plan's arguments stream, then shows the validated
- * plan.
+ * The demo's structured answer and session budget: "Plan a trip" asks the offline model for a
+ * trip plan matching a zod schema, and the trip card fills in while the plan's arguments stream,
+ * then shows the validated plan; a session budget set in the settings shows as a meter under the
+ * chat, and a request it cannot pay for is not sent.
  */
 import { describe, expect, it } from 'vitest';
 import { useDemo } from './support/fixture.js';
@@ -47,5 +48,23 @@ describe('the demo with a structured answer', () => {
     expect(items.at(0)).toMatchObject({ kind: 'user', text: 'Plan a three-day trip to Kyoto.' });
     expect(items.find((i) => i.kind === 'tool')).toMatchObject({ status: 'done' });
     expect(page.blocked).toEqual([]);
+  });
+
+  it('shows the session budget as a meter, and sends no request the budget cannot pay for', async () => {
+    const page = await e2e.open({ offline: true });
+    expect(await page.page.isHidden('.status-bar .budget')).toBe(true);
+    await page.page.click('.settings-button');
+    // The offline model's pretend prices: $0.50 per million input tokens. Any request costs more.
+    await page.page.fill('dialog.settings input[name="sessionBudgetUsd"]', '0.00001');
+    await page.page.click('dialog.settings button[type="submit"]');
+    await page.waitReady();
+    expect(await page.page.textContent('.status-bar .budget-text')).toBe('Budget $0.0 of $0.000010');
+
+    await page.sendAndWait('What is 6 * 7?');
+    const items = await page.items();
+    expect(items.map((i) => i.kind)).toEqual(['user', 'notice']);
+    expect(items[1]!.text).toMatch(/session budget of 0\.00001 USD has no room for the next request/);
+    expect(await page.page.textContent('.turn-summary')).toMatch(/^completed/);
+    expect(await page.page.getAttribute('.status-bar .budget-meter', 'aria-valuemax')).toBe('0.00001');
   });
 });

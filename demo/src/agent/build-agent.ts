@@ -69,6 +69,8 @@ export async function buildDemoAgent(options: DemoAgentOptions): Promise<DemoAge
     memory: { namespace: 'demo' },
     retry: { maxRetries: 3, initialDelayMs: 1_000, maxDelayMs: 10_000 },
     ...(options.inspect && { inspect: options.inspect }),
+    // Checked before every request; the status bar shows the session's spending against it.
+    ...(settings.sessionBudgetUsd > 0 && { budget: { maxCostPerSession: settings.sessionBudgetUsd } }),
   }).registerModelProvider(offline);
   if (endpointModels.length > 0) {
     builder = builder.registerModelProvider(

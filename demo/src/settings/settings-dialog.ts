@@ -25,6 +25,9 @@ export class SettingsDialog {
   readonly #mcpServers = h('textarea', {
     attrs: { name: 'mcpServers', rows: '2', placeholder: 'http://127.0.0.1:5174/mcp (one URL per line)' },
   });
+  readonly #sessionBudget = h('input', {
+    attrs: { name: 'sessionBudgetUsd', type: 'number', min: '0', step: 'any', placeholder: '0 = no budget' },
+  });
   readonly element: HTMLDialogElement;
 
   constructor(onSave: (settings: EndpointSettings) => void) {
@@ -47,6 +50,7 @@ export class SettingsDialog {
       field('Model', this.#model),
       field('Context window (tokens)', this.#contextWindow),
       field('MCP servers (Streamable HTTP, one URL per line)', this.#mcpServers),
+      field('Session budget (USD, 0 for none)', this.#sessionBudget),
       h(
         'p',
         { class: 'hint' },
@@ -70,6 +74,7 @@ export class SettingsDialog {
     this.#model.value = settings.model;
     this.#contextWindow.value = String(settings.contextWindow);
     this.#mcpServers.value = settings.mcpServers;
+    this.#sessionBudget.value = String(settings.sessionBudgetUsd);
     this.element.showModal();
   }
 
@@ -80,6 +85,7 @@ export class SettingsDialog {
       model: this.#model.value,
       contextWindow: Number(this.#contextWindow.value),
       mcpServers: this.#mcpServers.value,
+      sessionBudgetUsd: Number(this.#sessionBudget.value || 0),
     };
   }
 }

@@ -16,6 +16,8 @@ export interface EndpointSettings {
   contextWindow: number;
   /** MCP servers' Streamable HTTP URLs, one per line; their tools join the agent's. */
   mcpServers: string;
+  /** USD the whole session may cost (`AgentConfig.budget.maxCostPerSession`); `0` for no budget. */
+  sessionBudgetUsd: number;
 }
 
 const SETTINGS_KEY = 'youyou-demo:endpoint';
@@ -30,6 +32,7 @@ export function loadEndpointSettings(storage: Storage = localStorage): EndpointS
     model: env.model ?? '',
     contextWindow: DEFAULT_CONTEXT_WINDOW,
     mcpServers: env.mcpServers ?? '',
+    sessionBudgetUsd: 0,
   };
   const stored = readJson(storage, SETTINGS_KEY);
   if (stored === null) return fallback;
@@ -39,6 +42,7 @@ export function loadEndpointSettings(storage: Storage = localStorage): EndpointS
     model: stringOr(stored['model'], fallback.model),
     contextWindow: positiveIntOr(stored['contextWindow'], DEFAULT_CONTEXT_WINDOW),
     mcpServers: stringOr(stored['mcpServers'], fallback.mcpServers),
+    sessionBudgetUsd: nonNegativeOr(stored['sessionBudgetUsd'], 0),
   };
 }
 
@@ -53,6 +57,7 @@ export function saveEndpointSettings(
     model: settings.model.trim(),
     contextWindow: positiveIntOr(settings.contextWindow, DEFAULT_CONTEXT_WINDOW),
     mcpServers: settings.mcpServers.trim(),
+    sessionBudgetUsd: nonNegativeOr(settings.sessionBudgetUsd, 0),
   };
   storage.setItem(SETTINGS_KEY, JSON.stringify(saved));
   return saved;
@@ -79,4 +84,9 @@ function stringOr(value: unknown, fallback: string): string {
 function positiveIntOr(value: unknown, fallback: number): number {
   const n = typeof value === 'string' ? Number(value) : value;
   return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+function nonNegativeOr(value: unknown, fallback: number): number {
+  const n = typeof value === 'string' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : fallback;
 }

@@ -17,14 +17,30 @@ export class StatusBar {
     this.#mark,
   );
   readonly #context = h('span', { class: 'context' });
+  readonly #budgetFill = h('div', { class: 'meter-fill' });
+  readonly #budgetMeter = h(
+    'div',
+    { class: 'meter budget-meter', attrs: { role: 'meter', 'aria-label': 'Session budget used' } },
+    this.#budgetFill,
+  );
+  readonly #budgetText = h('span', { class: 'budget-text' });
+  readonly #budget = h(
+    'span',
+    { class: 'budget', attrs: { hidden: '' } },
+    this.#budgetText,
+    this.#budgetMeter,
+  );
   readonly element = h(
     'footer',
     { class: 'status-bar' },
     this.#usage,
+    this.#budget,
     h('span', { class: 'context-wrap' }, this.#context, this.#meter),
   );
 
-  update(conversation: Conversation): void {
+  /** `budgetUsd`: the session budget, `0` for none (then no budget meter). */
+  update(conversation: Conversation, budgetUsd = 0): void {
+    this.#showBudget(conversation.cost ?? 0, budgetUsd);
     const { usage, cost, context } = conversation;
     this.#usage.textContent =
       `Session: ${formatCount(usage.inputTokens)} in / ${formatCount(usage.outputTokens)} out` +
@@ -38,5 +54,17 @@ export class StatusBar {
     this.#context.textContent =
       `Context \u2248 ${formatCount(context.estimatedTokens)} / ${formatCount(context.contextWindow)}` +
       ` (compacts at ${formatCount(context.compactAt)})`;
+  }
+
+  /** The session's spending against its budget, as the runtime counts it (resumed turns included). */
+  #showBudget(spent: number, budget: number): void {
+    this.#budget.hidden = budget <= 0;
+    if (budget <= 0) return;
+    const used = Math.min(1, spent / budget);
+    this.#budgetFill.style.width = `${(used * 100).toFixed(1)}%`;
+    this.#budgetFill.classList.toggle('over', used >= 1);
+    this.#budgetMeter.setAttribute('aria-valuenow', String(spent));
+    this.#budgetMeter.setAttribute('aria-valuemax', String(budget));
+    this.#budgetText.textContent = `Budget ${formatCost(spent)} of ${formatCost(budget)}`;
   }
 }
