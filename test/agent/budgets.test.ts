@@ -116,6 +116,30 @@ describe('budgets', () => {
     await agent.shutdown();
   });
 
+  it('a turn budget counts the turn’s compaction request', async () => {
+    // A 2,000-token window compacts above 1,300 tokens.
+    const small: ModelInfo = { ...PRICED, contextWindow: 2_000 };
+    const { agent, provider } = await createTestAgent({
+      models: [small],
+      config: { budget: { maxCostPerTurn: 0.01 } },
+      script: [
+        reply.text('x'.repeat(8_000)),
+        reply.text('Summary: a long answer.', { usage: { outputTokens: 10 }, cost: 0.006 }),
+        reply.text('ok', { usage: { outputTokens: 5 }, cost: 0.001 }),
+      ],
+    });
+    const session = await agent.newSession();
+    await (
+      await session.sendMessage('one')
+    ).result;
+    const second = await (await session.sendMessage('two')).result;
+    expect(provider.requests.map((r) => r.purpose)).toEqual(['turn', 'compaction', 'turn']);
+    // $0.004 of the turn's $0.01 left after the compaction: floor(0.004 × 1e6 / 10)
+    expect(provider.requests[2]!.maxOutputTokens).toBe(400);
+    expect(second.cost).toBeCloseTo(0.007, 12);
+    await agent.shutdown();
+  });
+
   it('a server-reported cost wins over the price list', async () => {
     const { agent, provider } = await createTestAgent({
       models: [PRICED],
