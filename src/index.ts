@@ -8,15 +8,20 @@
 export { AgentBuilder } from './builder.js';
 export { Agent, type AgentActor } from './agent.js';
 export { Session, RunningTurn, type SessionActorRef } from './session.js';
+export type { PendingApproval } from './approval/approval-desk.js';
 
 // Configuration
 export {
   AgentConfigSchema,
+  ApprovalConfigSchema,
   CompactionConfigSchema,
   EnvironmentContextSchema,
   MemoryConfigSchema,
   RetryConfigSchema,
   type AgentConfig,
+  type ApprovalConfig,
+  type ApprovalPolicy,
+  type ApprovalPolicyAnswer,
   type CompactionConfig,
   type EnvironmentContext,
   type EnvironmentContextSource,

@@ -9,6 +9,7 @@
 import type { Observable } from 'rxjs';
 import type { ActorRefFrom } from 'xstate';
 import type { sessionMachine } from '../machines/session.machine.js';
+import type { ApprovalDesk, PendingApproval } from './approval/approval-desk.js';
 import { Errors } from './errors.js';
 import { generateId } from './ids.js';
 import type { Conversation } from './conversation/schema.js';
@@ -31,7 +32,10 @@ const dropped = new FinalizationRegistry<SessionActorRef>((ref) => {
   if (!closeRequested(ref)) ref.send({ type: 'DROP' });
 });
 
-/** A running turn: its events (replayed from the start), cancellation and outcome. */
+/**
+ * A running turn: its events (replayed from the start), its pending approvals, cancellation and
+ * outcome.
+ */
 export class RunningTurn {
   /** The turn's id (`AgentEvent.turnId`). */
   readonly id: string;
@@ -40,6 +44,7 @@ export class RunningTurn {
   /** Settles when the turn has ended and is durable; never rejects. */
   readonly result: Promise<TurnResult>;
   readonly #cancel: () => void;
+  readonly #approvals: ApprovalDesk;
 
   /** @internal */
   constructor(turn: TurnRun, cancel: () => void) {
@@ -47,6 +52,41 @@ export class RunningTurn {
     this.events = turn.events;
     this.result = turn.result;
     this.#cancel = cancel;
+    this.#approvals = turn.approvals;
+  }
+
+  /**
+   * The tool calls waiting for `approve` or `deny`, in call order (each announced by an
+   * `approval_requested` event); empty when none waits. A new array after every change.
+   */
+  get pendingApprovals(): readonly PendingApproval[] {
+    return this.#approvals.pending;
+  }
+
+  /**
+   * Lets a pending call run. Resolves once the decision is stored; `always` also stores a rule
+   * that lets every later call of the same tool in this session run without asking. Rejects
+   * `APPROVAL_NOT_PENDING` for an unknown or already decided call.
+   * @example
+   * turn.events.subscribe(({ payload }) => {
+   *   if (payload.type === 'approval_requested') void turn.approve(payload.callId);
+   * });
+   */
+  approve(callId: string, options: { always?: boolean } = {}): Promise<void> {
+    return this.#approvals.answer(callId, { approved: true, always: options.always === true });
+  }
+
+  /**
+   * Denies a pending call: it does not run, and the model reads "Tool call denied by the user:
+   * <reason>". Resolves once the decision is stored; `always` denies every later call of the same
+   * tool in this session too. Rejects `APPROVAL_NOT_PENDING` like {@link RunningTurn.approve}.
+   */
+  deny(callId: string, options: { reason?: string; always?: boolean } = {}): Promise<void> {
+    return this.#approvals.answer(callId, {
+      approved: false,
+      ...(options.reason !== undefined && { reason: options.reason }),
+      always: options.always === true,
+    });
   }
 
   /**

@@ -12,3 +12,12 @@ export const CONTEXT_SNAPSHOT_KEY = 'context_snapshot';
 
 /** `{ turnId }` of a turn that ran the memory checkpoint: resume counts the next from there. */
 export const MEMORY_CHECKPOINT_KEY = 'memory_checkpoint';
+
+/** `{ turnId, callId, toolName, requestedAt }`: a call waits for the user (stored before it is announced). */
+export const APPROVAL_REQUESTED_KEY = 'approval_requested';
+
+/** `{ turnId, callId, approved, by, reason?, decidedAt }`: how a call's approval was decided. */
+export const APPROVAL_DECISION_KEY = 'approval_decision';
+
+/** `{ toolName, approved, reason? }`: the user's answer for every later call of a tool in the session. */
+export const APPROVAL_RULE_KEY = 'approval_rule';

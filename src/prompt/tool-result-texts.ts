@@ -35,6 +35,14 @@ export const ToolResultTexts = {
   abortedByHook: (reason: string): string => `Tool aborted by hook: ${reason}`,
   /** The call ran past the tool timeout (a fixed text plugins may match on). */
   timedOut: (timeoutMs: number): string => `Tool timed out after ${timeoutMs}ms`,
+  /** The user denied the call (or a rule the user set for the session did). */
+  deniedByUser: (reason?: string): string =>
+    reason ? `Tool call denied by the user: ${reason}` : 'Tool call denied by the user.',
+  /** The agent's approval policy denied the call. */
+  deniedByPolicy: (reason?: string): string =>
+    reason ? `Tool call denied by policy: ${reason}` : 'Tool call denied by policy.',
+  /** Nobody decided within the approval timeout. */
+  approvalTimedOut: (): string => 'Tool call denied: approval timed out before anyone decided.',
   /** `execute` threw or rejected. */
   failed: (name: string, error: unknown): string => `Tool '${name}' failed: ${describeError(error)}`,
   /** `execute` resolved with something that is neither a string nor a ToolOutput. */

@@ -8,6 +8,7 @@ import { compactionThreshold } from '../context/token-estimate.js';
 import { loadSessionMemories, runMemoryExtraction, type MemoryScope } from '../memory/extraction.js';
 import type { Message } from '../types.js';
 import type { SessionScope } from './session-scope.js';
+import type { ApprovalsScope, CancelApprovalsScope } from './steps/await-approvals.js';
 import type { CloseSessionScope } from './steps/close-session.js';
 import type { CompactScope } from './steps/compact-context.js';
 import type { EndTurnScope } from './steps/end-turn.js';
@@ -15,6 +16,7 @@ import type { OpenSessionScope } from './steps/open-session.js';
 import type { PrepareScope } from './steps/prepare-request.js';
 import type { StartTurnScope } from './steps/start-turn.js';
 import type { StreamScope } from './steps/stream-model.js';
+import type { ReviewScope } from './steps/review-tool-calls.js';
 import type { ToolBatchScope } from './steps/run-tool-batch.js';
 import type { RetryScope } from './steps/wait-to-retry.js';
 import type { TurnRun } from './turn-run.js';
@@ -116,6 +118,41 @@ export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
 export function retryScope(session: SessionScope, turn: TurnRun, random: () => number): RetryScope {
   const { hook, emit } = turnChannel(session, turn);
   return { retry: session.services.config.retry, random, clock: session.clock, hook, emit };
+}
+
+export function reviewScope(session: SessionScope, turn: TurnRun): ReviewScope {
+  const { emit, report } = turnChannel(session, turn);
+  const { config, tools } = session.services;
+  return {
+    tools,
+    pendingCalls: turn.pendingCalls,
+    policy: config.approval.policy,
+    rules: session.approvalRules,
+    hookTimeoutMs: config.hookTimeoutMs,
+    clock: session.clock,
+    record: (payload) => session.record(payload),
+    emit,
+    report,
+  };
+}
+
+export function approvalsScope(session: SessionScope, turn: TurnRun): ApprovalsScope {
+  return {
+    ...cancelApprovalsScope(session, turn),
+    pendingCalls: turn.pendingCalls,
+    rules: session.approvalRules,
+    timeoutMs: session.services.config.approval.timeoutMs,
+    drainWrites: () => session.writes.drain(),
+  };
+}
+
+export function cancelApprovalsScope(session: SessionScope, turn: TurnRun): CancelApprovalsScope {
+  return {
+    desk: turn.approvals,
+    clock: session.clock,
+    record: (payload) => session.record(payload),
+    emit: turnChannel(session, turn).emit,
+  };
 }
 
 export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchScope {

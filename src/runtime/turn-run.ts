@@ -7,6 +7,7 @@
  * @module
  */
 import type { Observable } from 'rxjs';
+import { ApprovalDesk } from '../approval/approval-desk.js';
 import type { TurnPrompt } from '../prompt/session-prompt.js';
 import type { AgentEvent, ToolCallRequest, TurnResult, UserInput } from '../types.js';
 
@@ -39,6 +40,8 @@ export class TurnRun {
   readonly draft = new ResponseDraft();
   /** The tool calls of the last recorded response, arguments included, until their batch runs. */
   readonly pendingCalls = new Map<string, ToolCallRequest>();
+  /** The calls of the batch that wait for the user, and where their answers go. */
+  readonly approvals = new ApprovalDesk();
   /** Settles when the turn has ended and is durable; never rejects. */
   readonly result: Promise<TurnResult>;
   readonly settle: (result: TurnResult) => void;

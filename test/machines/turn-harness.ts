@@ -17,6 +17,8 @@ export const STEP_ACTORS = [
   'compactContext',
   'streamModel',
   'waitToRetry',
+  'reviewToolCalls',
+  'awaitApprovals',
   'runToolBatch',
   'endTurn',
 ] as const;
@@ -51,6 +53,7 @@ export function createTurnHarness(input: Partial<TurnInput> = {}) {
     actors: Object.fromEntries(STEP_ACTORS.map((name) => [name, fake(name)])) as never,
     actions: {
       signalToolCancel: (_, params) => void actions.push({ type: 'signalToolCancel', params }),
+      cancelPendingApprovals: (_, params) => void actions.push({ type: 'cancelPendingApprovals', params }),
       noteToolLimitReached: (_, params) => void actions.push({ type: 'noteToolLimitReached', params }),
       emitTerminal: (_, params) => void actions.push({ type: 'emitTerminal', params }),
     },
@@ -136,6 +139,7 @@ const DEFAULT_OUTPUT: Partial<Record<StepActor, unknown>> = {
   startTurn: { dynamicSections: [] },
   prepareRequest: { needsCompaction: false },
   compactContext: { usage: null, compactionFailures: 0 },
+  reviewToolCalls: { awaiting: [], decided: [] },
   endTurn: { checkpointed: false },
 };
 

@@ -72,6 +72,20 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
       case 'waitToRetry':
         events.push(done(actor, 'retry', { retry: true }), done(actor, 'stopped by hook', { retry: false }));
         break;
+      case 'reviewToolCalls':
+        events.push(
+          done(actor, 'none pending', { awaiting: [], decided: [] }),
+          done(actor, 'pending', {
+            awaiting: [{ callId: 'a', toolName: 'echo', requestedAt: null }],
+            decided: [],
+          }),
+        );
+        break;
+      case 'awaitApprovals':
+        events.push(
+          done(actor, 'denied', { decided: [{ callId: 'a', approved: false, by: 'user', reason: 'no' }] }),
+        );
+        break;
       case 'runToolBatch':
         events.push(done(actor, 'batch', { count: 1 }));
         break;
