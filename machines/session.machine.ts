@@ -35,8 +35,14 @@ export interface SessionInput {
   limits: SessionLimits;
 }
 
-/** How a session ended. */
-export type CloseReason = 'close' | 'shutdown' | 'drop';
+/**
+ * How a session ended. `lock_lost`: another tab or agent took the session over, so like a
+ * dropped handle it ends with no `session_end` and no memory extraction (the new owner carries on).
+ */
+export type CloseReason = 'close' | 'shutdown' | 'drop' | 'lock_lost';
+
+/** Who took the session's lock away. */
+export type LockLostBy = 'steal' | 'writer_replaced';
 
 /** The outcome of a session. */
 export interface SessionOutput {
@@ -46,11 +52,13 @@ export interface SessionOutput {
 
 /** Events the Session machine accepts. */
 export type SessionMachineEvent =
-  | { type: 'SEND'; turnId: string }
+  /** `continued`: the turn continues the interrupted one (it is not a new turn). */
+  | { type: 'SEND'; turnId: string; continued?: boolean }
   | { type: 'CANCEL' }
   | { type: 'CLOSE' }
   | { type: 'SHUTDOWN' }
-  | { type: 'DROP' };
+  | { type: 'DROP' }
+  | { type: 'LOCK_LOST'; by: LockLostBy };
 
 /** Context: ids, counters and status only. */
 export interface SessionContext extends SessionInput {
@@ -76,7 +84,7 @@ export interface CloseSessionInput {
 const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${name}' was not provided`));
 
 /** The input of the turn a `SEND` starts: its id, the limits, and the counters so far. */
-function turnInput(context: SessionContext, turnId: string): TurnInput {
+function turnInput(context: SessionContext, turnId: string, continued: boolean): TurnInput {
   const { limits } = context;
   return {
     turnId,
@@ -88,6 +96,7 @@ function turnInput(context: SessionContext, turnId: string): TurnInput {
     checkpointDue:
       limits.checkpointInterval !== null &&
       context.turnCount - context.checkpointTurn >= limits.checkpointInterval,
+    continued,
   };
 }
 
@@ -98,6 +107,18 @@ const reportError = {
     error: event.error,
   }),
 } as const;
+
+/** Losing the lock: close without hooks, say so once, stop writing. */
+const LOSE_LOCK = [
+  { type: 'requestClose', params: { reason: 'lock_lost' } },
+  {
+    type: 'reportLockLost',
+    params: ({ context, event }: { context: SessionContext; event: SessionMachineEvent }) => {
+      assertEvent(event, 'LOCK_LOST');
+      return { sessionId: context.sessionId, by: event.by };
+    },
+  },
+] as const;
 
 /** Session machine: `open` (opening → idle ⇄ running) → closing → closed. */
 export const sessionMachine = /* @__PURE__ */ setup({
@@ -120,7 +141,8 @@ export const sessionMachine = /* @__PURE__ */ setup({
     requestClose: assign((_, params: { reason: CloseReason }) => ({ closeRequested: params.reason })),
     beginTurn: assign(({ context, event }) => {
       assertEvent(event, 'SEND');
-      return { activeTurnId: event.turnId, turnCount: context.turnCount + 1 };
+      // A continued turn was counted when it first started (its user message is stored).
+      return { activeTurnId: event.turnId, turnCount: context.turnCount + (event.continued ? 0 : 1) };
     }),
     recordTurnOutcome: assign(({ context }, params: { output: TurnOutput }) => ({
       activeTurnId: null,
@@ -129,13 +151,18 @@ export const sessionMachine = /* @__PURE__ */ setup({
     })),
     clearTurn: assign({ activeTurnId: null }),
     cancelTurn: sendTo('turn', { type: 'CANCEL' }),
+    /** Emits `session_lock_lost` and stops the session's writes (the new owner writes now). */
+    reportLockLost: (_, _params: { sessionId: string; by: LockLostBy }) => {},
     /** Reports a failure that has no turn to end (e.g. a crashed turn actor). */
     reportSessionError: (_, _params: { sessionId: string; error: unknown }) => {},
     /** Completes the session's event stream; the last thing a session does. */
     finishSession: (_, _params: { sessionId: string; reason: CloseReason }) => {},
   },
   guards: {
-    dropRequested: ({ context }) => context.closeRequested === 'drop',
+    /** Closing with no hooks and no extraction: the handle was dropped or the lock was lost. */
+    closeSilently: ({ context }) =>
+      context.closeRequested === 'drop' || context.closeRequested === 'lock_lost',
+    lockHeld: ({ context }) => context.closeRequested !== 'lock_lost',
     closeRequested: ({ context }) => context.closeRequested !== null,
   },
 }).createMachine({
@@ -150,6 +177,7 @@ export const sessionMachine = /* @__PURE__ */ setup({
         CLOSE: { actions: { type: 'requestClose', params: { reason: 'close' } } },
         SHUTDOWN: { actions: { type: 'requestClose', params: { reason: 'shutdown' } } },
         DROP: { actions: { type: 'requestClose', params: { reason: 'drop' } } },
+        LOCK_LOST: { guard: 'lockHeld', actions: LOSE_LOCK },
       },
       states: {
         opening: {
@@ -164,7 +192,7 @@ export const sessionMachine = /* @__PURE__ */ setup({
         idle: {
           // A close asked for while opening or running takes effect here.
           always: [
-            { guard: 'dropRequested', target: '#session.closed' },
+            { guard: 'closeSilently', target: '#session.closed' },
             { guard: 'closeRequested', target: '#session.closing' },
           ],
           on: { SEND: { target: 'running', actions: 'beginTurn' } },
@@ -175,7 +203,7 @@ export const sessionMachine = /* @__PURE__ */ setup({
             src: 'turn',
             input: ({ context, event }) => {
               assertEvent(event, 'SEND');
-              return turnInput(context, event.turnId);
+              return turnInput(context, event.turnId, event.continued === true);
             },
             onDone: {
               target: 'idle',
@@ -188,6 +216,7 @@ export const sessionMachine = /* @__PURE__ */ setup({
             // close() waits for the running turn; shutdown and a dropped handle cancel it first.
             SHUTDOWN: { actions: [{ type: 'requestClose', params: { reason: 'shutdown' } }, 'cancelTurn'] },
             DROP: { actions: [{ type: 'requestClose', params: { reason: 'drop' } }, 'cancelTurn'] },
+            LOCK_LOST: { guard: 'lockHeld', actions: [...LOSE_LOCK, 'cancelTurn'] },
           },
         },
       },

@@ -24,6 +24,7 @@ import type {
   EndTurnOutput,
   PrepareInput,
   PrepareOutput,
+  ResumeTurnOutput,
   RetryInput,
   RetryOutput,
   ReviewInput,
@@ -104,8 +105,8 @@ const endTurnInput = (context: TurnContext, status: TurnStatus): EndTurnInput =>
 });
 
 /**
- * Turn machine: `working` (starting → preparing → compacting → requesting ⇄ reviewing tools →
- * awaiting approval → dispatching tools) → ending → final.
+ * Turn machine: `working` (starting or resuming → preparing → compacting → requesting ⇄
+ * reviewing tools → awaiting approval → dispatching tools) → ending → final.
  */
 export const turnMachine = /* @__PURE__ */ setup({
   types: {
@@ -115,6 +116,7 @@ export const turnMachine = /* @__PURE__ */ setup({
     output: {} as TurnOutput,
     children: {} as {
       startTurn: 'startTurn';
+      resumeTurn: 'resumeTurn';
       prepareRequest: 'prepareRequest';
       compactContext: 'compactContext';
       streamModel: 'streamModel';
@@ -128,6 +130,8 @@ export const turnMachine = /* @__PURE__ */ setup({
   actors: {
     /** turn_start hook, skill injection, append + persist the user message. */
     startTurn: fromPromise<StartTurnOutput, StepInput>(notProvided('startTurn')),
+    /** turn_resumed, the interrupted turn's partial text and unfinished calls, turn_start hook. */
+    resumeTurn: fromPromise<ResumeTurnOutput, StepInput>(notProvided('resumeTurn')),
     /** Builds the prompt and estimates tokens. */
     prepareRequest: fromPromise<PrepareOutput, PrepareInput>(notProvided('prepareRequest')),
     /** before_compact hook, micro-compaction, then summary compaction if still over. */
@@ -149,6 +153,10 @@ export const turnMachine = /* @__PURE__ */ setup({
     requestCancel: assign({ cancelRequested: true }),
     recordDynamicSections: assign((_, params: { output: StartTurnOutput }) => ({
       dynamicSections: params.output.dynamicSections,
+    })),
+    recordResumed: assign((_, params: { output: ResumeTurnOutput }) => ({
+      dynamicSections: params.output.dynamicSections,
+      pendingToolCalls: params.output.toolCalls,
     })),
     recordCompaction: assign(({ context }, params: { output: CompactOutput }) => ({
       usage: addUsage(context.usage, params.output.usage),
@@ -209,6 +217,8 @@ export const turnMachine = /* @__PURE__ */ setup({
     retryApproved: (_, params: { output: RetryOutput }) => params.output.retry,
     cancelRequested: ({ context }) => context.cancelRequested,
     approvalsPending: (_, params: { output: ReviewOutput }) => params.output.awaiting.length > 0,
+    isContinuation: ({ context }) => context.continued,
+    hasCallsToRun: (_, params: { output: ResumeTurnOutput }) => params.output.toolCalls.length > 0,
     toolLimitReached: ({ context }, params: { count: number }) =>
       context.toolCallCount + params.count >= context.maxToolCallsPerTurn,
   },
@@ -233,13 +243,36 @@ export const turnMachine = /* @__PURE__ */ setup({
   output: ({ context, event }) => turnOutput(context, (event.output as { status: TurnStatus }).status),
   states: {
     working: {
-      initial: 'starting',
+      initial: 'routing',
       on: {
         // Leaving a working state stops its actor, which aborts the actor's signal (and with it
         // the HTTP request). `dispatchingTools` overrides this: started tools finish.
         CANCEL: { target: 'cancelling', actions: 'requestCancel' },
       },
       states: {
+        // A new turn starts; one continued after a reload resumes where it was cut off.
+        routing: {
+          always: [{ guard: 'isContinuation', target: 'resuming' }, { target: 'starting' }],
+        },
+        resuming: {
+          invoke: {
+            id: 'resumeTurn',
+            src: 'resumeTurn',
+            input: ({ context }) => ids(context),
+            onDone: [
+              {
+                guard: { type: 'hasCallsToRun', params: ({ event }) => ({ output: event.output }) },
+                target: 'dispatchingTools',
+                actions: { type: 'recordResumed', params: ({ event }) => ({ output: event.output }) },
+              },
+              {
+                target: 'preparing',
+                actions: { type: 'recordResumed', params: ({ event }) => ({ output: event.output }) },
+              },
+            ],
+            onError: FAIL_ON_CRASH,
+          },
+        },
         starting: {
           invoke: {
             id: 'startTurn',

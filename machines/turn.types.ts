@@ -24,6 +24,8 @@ export interface TurnInput {
   maxCompactionFailures: number;
   /** Whether this turn, if it completes, is a memory checkpoint. */
   checkpointDue: boolean;
+  /** The turn continues one a reload interrupted (same id): it resumes instead of starting. */
+  continued: boolean;
 }
 
 /** The outcome of a turn, and the session counters it changed. */
@@ -47,6 +49,14 @@ export interface StepInput {
 export interface StartTurnOutput {
   /** The dynamic prompt sections `turn_start` produced. */
   dynamicSections: string[];
+}
+
+/** Output of `resumeTurn`. */
+export interface ResumeTurnOutput {
+  /** The dynamic prompt sections `turn_start` produced. */
+  dynamicSections: string[];
+  /** The interrupted turn's calls to run now (their arguments wait in the side channel). */
+  toolCalls: ToolCallRef[];
 }
 
 /** Input of `prepareRequest`. */

@@ -6,11 +6,14 @@
  */
 import type { Actor } from 'xstate';
 import type { agentMachine } from '../machines/agent.machine.js';
-import { AgentError, Errors } from './errors.js';
+import { AgentError, describeError, Errors } from './errors.js';
 import { generateId } from './ids.js';
 import { loadSessionForResume } from './persistence/resume.js';
 import type { SessionInput } from '../machines/session.machine.js';
+import type { LockLease, LockMode } from './ports/session-lock.js';
 import type { AgentServices } from './runtime/agent-services.js';
+import { showInterruptedTurn } from './runtime/interrupted-turn.js';
+import { TIMED_OUT, withTimeout } from './timeout.js';
 import { SessionScope } from './runtime/session-scope.js';
 import { asRuntimeError, createAgentActor } from './runtime/wire-machines.js';
 import { Session } from './session.js';
@@ -19,6 +22,40 @@ import { parseInput } from './validate.js';
 import * as z from 'zod/mini';
 
 const SessionIdSchema = z.string().check(z.minLength(1));
+
+const ResumeOptionsSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    ifLocked: z.optional(z.enum(['reject', 'wait', 'steal'])),
+    signal: z.optional(
+      z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'must be an AbortSignal'),
+    ),
+  }))();
+
+/** Options of `agent.resumeSession()`. */
+export interface ResumeSessionOptions {
+  /**
+   * When another tab or `Agent` holds the session: `'reject'` (default) with `SESSION_LOCKED`,
+   * `'wait'` until it is released (or `signal` aborts), or `'steal'` it (the other side emits
+   * `session_lock_lost`, cancels its turn and closes).
+   */
+  ifLocked?: 'reject' | 'wait' | 'steal';
+  /** Aborts a `'wait'`. */
+  signal?: AbortSignal;
+}
+
+const LOCK_MODES: Record<NonNullable<ResumeSessionOptions['ifLocked']>, LockMode> = {
+  reject: 'ifAvailable',
+  wait: 'wait',
+  steal: 'steal',
+};
+
+/** A session's write permission: its lock lease and writer epoch (each when there is one). */
+interface SessionWriter {
+  lease: LockLease | null;
+  epoch: number | null;
+}
+
+const NO_WRITER: SessionWriter = { lease: null, epoch: null };
 
 /** The Agent machine's actor type. */
 export type AgentActor = Actor<typeof agentMachine>;
@@ -76,29 +113,55 @@ export class Agent {
     this.#assertSlotFree();
     const modelId = parsed.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
-    const scope = new SessionScope(
-      generateId(),
-      this.#services,
-      provider,
-      model,
-      { ...parsed, modelId },
-      [],
-      (e) => this.#unowned.push(e),
-    );
-    return this.#open(scope, { resumed: false, turnCount: 0, checkpointTurn: 0 });
+    const id = generateId();
+    const writer = this.#claims() ? await this.#claim(id, 'ifAvailable') : NO_WRITER;
+    try {
+      this.#assertSlotFree();
+      const scope = new SessionScope(id, this.#services, provider, model, { ...parsed, modelId }, [], (e) =>
+        this.#unowned.push(e),
+      );
+      return await this.#open(scope, { resumed: false, turnCount: 0, checkpointTurn: 0 }, writer);
+    } catch (error) {
+      writer.lease?.release();
+      throw error;
+    }
   }
 
   /**
    * Reopens a stored session: its history, counters and config are restored and memories
-   * reloaded; `session_start` does not fire. Rejects `SESSION_NOT_FOUND` when it is unknown or
-   * no `SessionStorage` is registered, `SESSION_BUSY` like `newSession`.
+   * reloaded; `session_start` does not fire. A turn a reload cut off is in
+   * `session.interruptedTurn`. Rejects `SESSION_NOT_FOUND` when it is unknown or no
+   * `SessionStorage` is registered, `SESSION_LOCKED` when another tab holds it (see `ifLocked`),
+   * `SESSION_BUSY` like `newSession`.
+   * @example
+   * const session = await agent.resumeSession(id, { ifLocked: 'steal' });
    */
-  async resumeSession(sessionId: string): Promise<Session> {
+  async resumeSession(sessionId: string, options: ResumeSessionOptions = {}): Promise<Session> {
     const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    const opts = parseInput(ResumeOptionsSchema, options, 'options');
     this.#assertSlotFree();
     const storage = this.#services.sessionStorage;
     if (!storage) throw Errors.sessionNotFound(id);
-    const replayed = await loadSessionForResume(storage, id);
+    // The writer is claimed before the events are read: whatever the previous writer stores
+    // after this is refused, so nothing it writes can land behind this session's back.
+    const writer = this.#claims()
+      ? await this.#claim(id, LOCK_MODES[opts.ifLocked ?? 'reject'], opts.signal)
+      : NO_WRITER;
+    try {
+      return await this.#resume(id, storage, writer);
+    } catch (error) {
+      writer.lease?.release();
+      throw error;
+    }
+  }
+
+  async #resume(
+    id: string,
+    storage: NonNullable<AgentServices['sessionStorage']>,
+    writer: SessionWriter,
+  ): Promise<Session> {
+    const { config, clock } = this.#services;
+    const replayed = await loadSessionForResume(storage, id, { timeoutMs: config.storageTimeoutMs, clock });
     this.#assertSlotFree(); // loading is async: another session may have opened meanwhile
     const modelId = replayed.config?.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
@@ -113,11 +176,63 @@ export class Agent {
       (e) => this.#unowned.push(e),
       replayed.events,
     );
+    if (replayed.interrupted) showInterruptedTurn(scope, replayed.interrupted);
     const { turnCount } = replayed;
     const interval = this.#services.config.memory?.checkpointInterval ?? 1;
     // Sessions stored before checkpoints were recorded had them at every interval-th turn.
     const checkpointTurn = replayed.checkpointTurn ?? turnCount - (turnCount % interval);
-    return this.#open(scope, { resumed: true, turnCount, checkpointTurn });
+    return this.#open(scope, { resumed: true, turnCount, checkpointTurn }, writer);
+  }
+
+  /** Whether opening a session takes a lock or claims a writer epoch (else it opens at once). */
+  #claims(): boolean {
+    const { sessionLock, sessionStorage } = this.#services;
+    return sessionLock !== null || typeof sessionStorage?.claimWriter === 'function';
+  }
+
+  /**
+   * Takes the session's lock (when a `SessionLock` is registered) and claims its writer epoch
+   * (when the storage fences writers). A lock that does not answer in `storageTimeoutMs` (except
+   * a `'wait'`, which the caller's signal bounds) counts as held.
+   */
+  async #claim(id: string, mode: LockMode, signal?: AbortSignal): Promise<SessionWriter> {
+    const { sessionLock, sessionStorage, config, clock } = this.#services;
+    let lease: LockLease | null = null;
+    if (sessionLock) {
+      const acquiring = Promise.resolve(sessionLock.acquire(id, mode, signal));
+      const answer =
+        mode === 'wait'
+          ? await acquiring
+          : await withTimeout(acquiring, config.storageTimeoutMs, undefined, clock);
+      if (answer === TIMED_OUT) {
+        // A late grant must not keep the lock forever.
+        void acquiring.then(
+          (late) => late?.release(),
+          () => {},
+        );
+        throw Errors.sessionLocked(id);
+      }
+      if (answer === null) throw Errors.sessionLocked(id);
+      lease = answer;
+    }
+    try {
+      if (typeof sessionStorage?.claimWriter !== 'function') return { lease, epoch: null };
+      const epoch = await withTimeout(
+        Promise.resolve(sessionStorage.claimWriter(id)),
+        config.storageTimeoutMs,
+        undefined,
+        clock,
+      );
+      if (epoch === TIMED_OUT)
+        throw Errors.storage(`claiming session '${id}' did not settle within ${config.storageTimeoutMs}ms`);
+      if (typeof epoch !== 'number')
+        throw Errors.storage(`claimWriter('${id}') returned ${String(epoch)}, not a number`);
+      return { lease, epoch };
+    } catch (error) {
+      lease?.release();
+      if (AgentError.isInstance(error)) throw error;
+      throw Errors.storage(`claiming session '${id}' failed: ${describeError(error)}`, error);
+    }
   }
 
   /**
@@ -163,9 +278,14 @@ export class Agent {
   async #open(
     scope: SessionScope,
     counters: Pick<SessionInput, 'resumed' | 'turnCount' | 'checkpointTurn'>,
+    writer: SessionWriter,
   ): Promise<Session> {
     this.#sessions.set(scope.id, scope);
-    void scope.closed.then(() => this.#sessions.delete(scope.id));
+    scope.writes.writerEpoch = writer.epoch;
+    void scope.closed.then(() => {
+      this.#sessions.delete(scope.id);
+      writer.lease?.release();
+    });
     const { config } = this.#services;
     this.actor.send({
       type: 'OPEN',
@@ -183,6 +303,10 @@ export class Agent {
     });
     const ref = this.actor.getSnapshot().children.session;
     if (!ref) throw Errors.sessionBusy();
+    scope.onLockLost = (by) => {
+      if (ref.getSnapshot().status === 'active') ref.send({ type: 'LOCK_LOST', by });
+    };
+    void writer.lease?.lost.then(() => scope.onLockLost?.('steal'));
     await new Promise<void>((resolve) => {
       const check = () => {
         const s = ref.getSnapshot();

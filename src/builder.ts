@@ -192,6 +192,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       plugins,
       sessionStorage,
       memoryStorage,
+      sessionLock: null,
     });
   }
 }

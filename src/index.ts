@@ -8,7 +8,6 @@
 export { AgentBuilder } from './builder.js';
 export { Agent, type AgentActor } from './agent.js';
 export { Session, RunningTurn, type SessionActorRef } from './session.js';
-export type { PendingApproval } from './approval/approval-desk.js';
 
 // Configuration
 export {
@@ -97,6 +96,9 @@ export {
   type ToolOutput,
   type ToolSpec,
   type TurnResult,
+  type InterruptedTurn,
+  type PendingApproval,
+  type UnfinishedToolCall,
   type UserInput,
 } from './types.js';
 

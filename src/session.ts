@@ -13,10 +13,31 @@ import type { ApprovalDesk, PendingApproval } from './approval/approval-desk.js'
 import { Errors } from './errors.js';
 import { generateId } from './ids.js';
 import type { Conversation } from './conversation/schema.js';
+import { closeInterruptedTurn, interruptedTurnView } from './runtime/interrupted-turn.js';
 import type { SessionScope } from './runtime/session-scope.js';
 import type { TurnRun } from './runtime/turn-run.js';
-import { UserInputSchema, type AgentEvent, type Message, type TurnResult, type UserInput } from './types.js';
+import {
+  UserInputSchema,
+  type AgentEvent,
+  type InterruptedTurn,
+  type Message,
+  type TurnResult,
+  type UserInput,
+} from './types.js';
 import { parseInput } from './validate.js';
+import * as z from 'zod/mini';
+
+const ContinueOptionsSchema = /* @__PURE__ */ (() =>
+  z.strictObject({ rerunMaybeExecuted: z.optional(z.boolean()) }))();
+
+/** Options of `session.continueTurn()`. */
+export interface ContinueTurnOptions {
+  /**
+   * Run again a mutating call that had started when the page closed. Default `false`: the model
+   * reads that its outcome is unknown, so a side effect never happens twice silently.
+   */
+  rerunMaybeExecuted?: boolean;
+}
 
 /** The Session machine's actor, a child of the agent's root actor. */
 export type SessionActorRef = ActorRefFrom<typeof sessionMachine>;
@@ -121,10 +142,32 @@ export class Session {
     return this.#scope.modelId;
   }
 
-  /** The current context history (live view; compaction may shorten it). */
+  /**
+   * The current context history (live view; compaction may shorten it). Always valid for a
+   * request: every `tool_call` has exactly one `tool_result` (while a turn is interrupted, a call
+   * with no stored result shows a derived "interrupted" error result).
+   */
   get messages(): readonly Message[] {
     return this.#scope.history.messages;
   }
+
+  /**
+   * The turn a reload cut off (started, never ended), found by `resumeSession`; `null` when there
+   * is none or once it was continued or discarded.
+   * @example
+   * const session = await agent.resumeSession(id);
+   * if (session.interruptedTurn) showContinueButton(session.interruptedTurn.partialText);
+   */
+  get interruptedTurn(): InterruptedTurn | null {
+    const loaded = this.#scope.interrupted;
+    if (!loaded) return null;
+    if (this.#view?.loaded !== loaded) {
+      const tools = this.#scope.services.tools;
+      this.#view = { loaded, view: interruptedTurnView(loaded, (name) => tools.isMutating(name)) };
+    }
+    return this.#view.view;
+  }
+  #view: { loaded: object; view: InterruptedTurn } | null = null;
 
   /** Every event of this session, live (no replay); completes when the session is closed. */
   get events(): Observable<AgentEvent> {
@@ -160,12 +203,57 @@ export class Session {
     if (parsed.content.every((b) => b.type === 'text' && b.text.trim() === '')) {
       throw Errors.invalidInput('invalid input: the message is empty');
     }
+    this.#assertIdle();
+    const interrupted = this.interruptedTurn;
+    if (interrupted && interrupted.pendingApprovals.length > 0) {
+      throw Errors.approvalPending(interrupted.pendingApprovals.map((a) => a.callId));
+    }
+    // A new message closes the interrupted turn as it is (its turn_cancelled is emitted).
+    if (interrupted) closeInterruptedTurn(this.#scope, 'discard');
+    return this.#start(this.#scope.beginTurn(generateId(), parsed), false);
+  }
+
+  /**
+   * Continues the interrupted turn under its id; its first event is `turn_resumed`. The partial
+   * text is kept as an `incomplete` assistant message (with the usual note), read-only calls that
+   * did not finish run again, a mutating call that had not started runs, and one that had started
+   * gets "outcome unknown" unless `rerunMaybeExecuted`; then the turn goes on as usual.
+   * Rejects `INVALID_INPUT` when nothing is interrupted, `TURN_BUSY`, `SESSION_CLOSED`.
+   * @example
+   * const turn = await session.continueTurn();
+   * console.log((await turn.result).status);
+   */
+  async continueTurn(options: ContinueTurnOptions = {}): Promise<RunningTurn> {
+    const parsed = parseInput(ContinueOptionsSchema, options, 'options');
+    this.#assertIdle();
+    const loaded = this.#scope.interrupted;
+    if (!loaded) throw Errors.invalidInput('there is no interrupted turn to continue');
+    const turn = this.#scope.beginTurn(loaded.turnId, null, {
+      rerunMaybeExecuted: parsed.rerunMaybeExecuted === true,
+    });
+    return this.#start(turn, true);
+  }
+
+  /**
+   * Closes the interrupted turn as it is: each unfinished call keeps its "interrupted" result,
+   * the partial text is kept as an `incomplete` assistant message, and the turn's
+   * `turn_cancelled` is emitted. Resolves once that is stored. A no-op when nothing is
+   * interrupted; `TURN_BUSY` while a turn runs, `SESSION_CLOSED` once closing.
+   */
+  async discardInterruptedTurn(): Promise<void> {
+    this.#assertIdle();
+    if (!closeInterruptedTurn(this.#scope, 'discard')) return;
+    await Promise.all([this.#scope.writes.drain(), this.#scope.drafts.settled()]);
+  }
+
+  #assertIdle(): void {
     if (closeRequested(this.#ref)) throw Errors.sessionClosed();
     if (!this.#ref.getSnapshot().matches({ open: 'idle' })) throw Errors.turnBusy();
+  }
 
-    const turn = this.#scope.beginTurn(generateId(), parsed);
+  #start(turn: TurnRun, continued: boolean): RunningTurn {
     const ref = this.#ref;
-    ref.send({ type: 'SEND', turnId: turn.id });
+    ref.send({ type: 'SEND', turnId: turn.id, continued });
     return new RunningTurn(turn, () => {
       if (ref.getSnapshot().context.activeTurnId !== turn.id) return;
       // At once, not only through the machine: a cancel from inside a batch's own event (a

@@ -541,3 +541,37 @@ export interface TurnResult {
   /** Set when `status` is `failed`. */
   error?: AgentError;
 }
+
+/** A tool call waiting for a human decision (`turn.approve` / `turn.deny`). */
+export interface PendingApproval {
+  callId: string;
+  toolName: string;
+  /** The validated arguments. */
+  arguments: unknown;
+  /** ISO 8601: when the approval was requested. */
+  requestedAt: string;
+}
+
+/** A call of an interrupted turn that has no result yet. */
+export interface UnfinishedToolCall {
+  callId: string;
+  toolName: string;
+  /** The tool is registered as `mutating`. */
+  mutating: boolean;
+  /** A mutating call that had started when the page closed: it may have taken effect. */
+  maybeExecuted: boolean;
+}
+
+/**
+ * A turn a reload (or a crash) cut off: started, never ended. `session.continueTurn()` finishes
+ * it under the same id; `session.discardInterruptedTurn()` closes it as it is.
+ */
+export interface InterruptedTurn {
+  turnId: string;
+  /** What the turn was waiting for: a human decision, the model, or its tools. */
+  reason: 'awaiting_approval' | 'awaiting_model' | 'tools_unfinished';
+  pendingApprovals: readonly PendingApproval[];
+  unfinishedToolCalls: readonly UnfinishedToolCall[];
+  /** The text the model had streamed when the page closed (with a storage that keeps drafts). */
+  partialText: string | null;
+}

@@ -6,16 +6,9 @@
  * @module
  */
 import { Errors } from '../errors.js';
+import type { PendingApproval } from '../types.js';
 
-/** A call that waits for the user (`turn.pendingApprovals`). */
-export interface PendingApproval {
-  readonly callId: string;
-  readonly toolName: string;
-  /** The arguments as the model sent them (parsed JSON, or the raw text when it is not JSON). */
-  readonly arguments: unknown;
-  /** When the request was stored (ISO-8601). */
-  readonly requestedAt: string;
-}
+export type { PendingApproval } from '../types.js';
 
 /** The user's answer to one call. */
 export interface ApprovalAnswer {

@@ -19,12 +19,19 @@ export interface PendingWritesOptions {
   /** A write not settled this long after it was handed over stops persistence (`storageTimeoutMs`). */
   timeoutMs: number;
   clock: Clock;
+  /**
+   * Called (instead of the error report) when the storage refused a write because another writer
+   * claimed the session; persistence stops for this session.
+   */
+  onWriterReplaced?: () => void;
 }
 
 /** What a session has handed to storage and not yet seen settle. */
 export class PendingWrites {
   readonly #inFlight = new Map<Promise<void>, number>();
   #stopped = false;
+  /** The epoch `claimWriter` gave this session's writer; sent with every write. */
+  writerEpoch: number | null = null;
 
   constructor(
     private readonly sessionId: string,
@@ -43,14 +50,22 @@ export class PendingWrites {
     if (!this.storage || this.#stopped) return;
     let write: Promise<void>;
     try {
-      write = Promise.resolve(this.storage.saveEvent(this.sessionId, event));
+      write = Promise.resolve(
+        this.writerEpoch === null
+          ? this.storage.saveEvent(this.sessionId, event)
+          : this.storage.saveEvent(this.sessionId, event, { writerEpoch: this.writerEpoch }),
+      );
     } catch (error) {
       write = Promise.reject(error);
     }
     const tracked = write.then(
       () => undefined,
       (error: unknown) => {
-        if (!this.#stopped) this.onError(asStorageError(error));
+        if (this.#stopped) return;
+        if (isWriterReplaced(error) && this.options.onWriterReplaced) {
+          this.#stopped = true;
+          this.options.onWriterReplaced();
+        } else this.onError(asStorageError(error));
       },
     );
     this.#inFlight.set(tracked, this.options.clock.now());
@@ -73,6 +88,11 @@ export class PendingWrites {
     }
   }
 
+  /** Stops persistence without a report: the session is no longer this writer's to write. */
+  halt(): void {
+    this.#stopped = true;
+  }
+
   #stop(): void {
     this.#stopped = true;
     this.onError(
@@ -83,6 +103,15 @@ export class PendingWrites {
       ),
     );
   }
+}
+
+/** A storage's refusal because a later writer claimed the session (the code, or a cause's code). */
+export function isWriterReplaced(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 3; depth++) {
+    if (AgentError.isInstance(e) && e.code === 'SESSION_WRITER_REPLACED') return true;
+    e = (e as { cause?: unknown } | null)?.cause;
+  }
+  return false;
 }
 
 /** Any storage failure, as a `STORAGE_ERROR` (the original kept as `cause`). */

@@ -9,6 +9,14 @@ import { describeError, formatIssues } from '../errors.js';
 /** The result of a call not started because the turn was cancelled. */
 export const TOOL_CALL_SKIPPED_TEXT = 'Tool call skipped: the turn was cancelled before it started.';
 
+/** The result a call shows while its turn is interrupted (a reload cut it off); derived, not stored. */
+export const TOOL_CALL_INTERRUPTED_TEXT =
+  'Tool call interrupted: the page was closed before this call finished.';
+
+/** The result of a mutating call that may have run when the page closed (never re-run silently). */
+export const TOOL_OUTCOME_UNKNOWN_TEXT =
+  'Tool outcome unknown: the page was closed while it ran; it may or may not have taken effect.';
+
 /** The result of a call not started because the turn failed first. */
 export const TOOL_CALL_NOT_RUN_TEXT = 'Tool call not run: the turn failed before it started.';
 

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { ResolvedAgentConfig } from '../config.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import type { PluginManager } from '../plugins/plugin-manager.js';
+import type { SessionLock } from '../ports/session-lock.js';
 import type { MemoryStorage, SessionStorage } from '../ports/storage.js';
 import type { ProviderDirectory } from '../providers/provider-directory.js';
 import type { SkillManager } from '../skills/skill-manager.js';
@@ -25,4 +26,6 @@ export interface AgentServices {
   plugins: PluginManager;
   sessionStorage: SessionStorage | null;
   memoryStorage: MemoryStorage | null;
+  /** Who may write a session, across tabs; `null`: no lock (fencing alone, if the storage has it). */
+  sessionLock: SessionLock | null;
 }

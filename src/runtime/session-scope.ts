@@ -13,7 +13,9 @@ import { conversationOfSession } from '../conversation/session-conversation.js';
 import type { AgentError } from '../errors.js';
 import { EventHub } from '../events/event-hub.js';
 import type { HookDispatchOutcome } from '../hooks/hook-registry.js';
+import { DraftCheckpoint } from '../persistence/draft-checkpoint.js';
 import { PendingWrites } from '../persistence/pending-writes.js';
+import type { LoadedInterruptedTurn } from '../persistence/resume.js';
 import { messageToEvent, type StoredSessionConfig } from '../persistence/replay.js';
 import type { HookDataMap } from '../ports/plugin.js';
 import type { ModelProvider } from '../ports/model-provider.js';
@@ -28,7 +30,7 @@ import {
   type UserInput,
 } from '../types.js';
 import type { AgentServices } from './agent-services.js';
-import { TurnRun } from './turn-run.js';
+import { TurnRun, type TurnContinuation } from './turn-run.js';
 
 /** Dispatches a hook for one turn (or for none); handler failures are already reported. */
 export interface HookCaller {
@@ -42,7 +44,13 @@ export class SessionScope {
   readonly history: ContextManager;
   readonly events: EventHub;
   readonly writes: PendingWrites;
+  /** The streaming text's checkpoints (with a storage that keeps drafts). */
+  readonly drafts: DraftCheckpoint;
   readonly prompt: SessionPrompt;
+  /** The turn a reload cut off, until it is continued or discarded. */
+  interrupted: LoadedInterruptedTurn | null = null;
+  /** Tells the Session machine that another writer took the session over (set once it runs). */
+  onLockLost: ((by: 'steal' | 'writer_replaced') => void) | null = null;
   /** The renderable conversation (`session.conversation`). */
   readonly conversation: ConversationView;
   /** The user's `always` answers, by tool: they hold for the session, resumed ones included. */
@@ -76,8 +84,14 @@ export class SessionScope {
       {
         timeoutMs: config.storageTimeoutMs,
         clock: services.clock,
+        onWriterReplaced: () => this.onLockLost?.('writer_replaced'),
       },
     );
+    this.drafts = new DraftCheckpoint(id, services.sessionStorage, {
+      clock: services.clock,
+      timeoutMs: config.storageTimeoutMs,
+      onError: (error) => this.report(this.#turn?.id ?? null, error),
+    });
     this.prompt = new SessionPrompt(() => ({
       systemInstructions: config.systemInstructions,
       ...(sessionConfig.systemPromptOverride !== undefined && {
@@ -139,12 +153,15 @@ export class SessionScope {
     return Object.assign(call, { has: (event: HookEvent) => registry.has(event) });
   }
 
-  /** Opens the side channels of a new turn (the Session machine allows one at a time). */
-  beginTurn(id: string, input: UserInput): TurnRun {
+  /**
+   * Opens the side channels of a turn (the Session machine allows one at a time): a new one with
+   * the user's input, or the continuation of the interrupted one.
+   */
+  beginTurn(id: string, input: UserInput | null, continuation: TurnContinuation | null = null): TurnRun {
     const prompt = new TurnPrompt(this.prompt, this.services.config.environmentContext, (error) =>
       this.report(id, error),
     );
-    this.#turn = new TurnRun(id, input, this.events.openTurn(id), prompt);
+    this.#turn = new TurnRun(id, input, this.events.openTurn(id), prompt, continuation);
     this.conversation.turnStarted(id, this.#turn.result);
     return this.#turn;
   }
@@ -176,6 +193,13 @@ export class SessionScope {
       this.endTurn(turn.id);
       turn.settle({ status: 'failed', usage: ZERO_USAGE, error });
     }
+  }
+
+  /** Another writer has the session now: say so once, and write nothing more. */
+  loseLock(by: 'steal' | 'writer_replaced'): void {
+    this.writes.halt();
+    this.drafts.halt();
+    this.events.emit(null, { type: 'session_lock_lost', by });
   }
 
   /** Completes the session's event stream (the Session machine's last act). */

@@ -6,6 +6,7 @@
  */
 import { compactionThreshold } from '../context/token-estimate.js';
 import { loadSessionMemories, runMemoryExtraction, type MemoryScope } from '../memory/extraction.js';
+import { TOOL_STARTED_KEY } from '../persistence/metadata-keys.js';
 import type { Message } from '../types.js';
 import type { SessionScope } from './session-scope.js';
 import type { ApprovalsScope, CancelApprovalsScope } from './steps/await-approvals.js';
@@ -14,6 +15,8 @@ import type { CompactScope } from './steps/compact-context.js';
 import type { EndTurnScope } from './steps/end-turn.js';
 import type { OpenSessionScope } from './steps/open-session.js';
 import type { PrepareScope } from './steps/prepare-request.js';
+import type { ResumeTurnScope } from './steps/resume-turn.js';
+import { closeInterruptedTurn, interruptedTurnView } from './interrupted-turn.js';
 import type { StartTurnScope } from './steps/start-turn.js';
 import type { StreamScope } from './steps/stream-model.js';
 import type { ReviewScope } from './steps/review-tool-calls.js';
@@ -61,11 +64,32 @@ function memoryExtraction(session: SessionScope) {
 }
 
 export function startTurnScope(session: SessionScope, turn: TurnRun): StartTurnScope {
+  // A continued turn resumes instead: its user message is already in the history.
+  if (turn.input === null) throw new Error(`turn '${turn.id}' has no user input to start with`);
   return {
     input: turn.input,
     hook: session.hooks(turn.id),
     skills: session.services.skills,
     append: (message) => session.append(message),
+    record: (payload) => session.record(payload),
+  };
+}
+
+export function resumeScope(session: SessionScope, turn: TurnRun): ResumeTurnScope {
+  const { emit, hook } = turnChannel(session, turn);
+  return {
+    takeInterrupted: () => {
+      const loaded = session.interrupted;
+      if (!loaded) return null;
+      const view = interruptedTurnView(loaded, (name) => session.services.tools.isMutating(name));
+      closeInterruptedTurn(session, 'continue');
+      return { loaded, view };
+    },
+    rerunMaybeExecuted: turn.continuation?.rerunMaybeExecuted === true,
+    hook,
+    emit,
+    append: (message) => session.append(message),
+    pendingCalls: turn.pendingCalls,
   };
 }
 
@@ -107,6 +131,8 @@ export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
     append: (message) => session.append(message),
     tools: session.services.tools.specs,
     draft: turn.draft,
+    checkpointDraft: session.drafts.enabled ? (text) => session.drafts.note(turn.id, text) : null,
+    clearDraft: () => void session.drafts.clear(),
     pendingCalls: turn.pendingCalls,
     idleTimeoutMs: session.services.config.streamIdleTimeoutMs,
     hook,
@@ -164,6 +190,10 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
     emit,
     report,
     append: (message) => session.append(message),
+    markStarted: (callId) => {
+      session.record({ type: 'metadata', key: TOOL_STARTED_KEY, value: { turnId: turn.id, callId } });
+      return session.writes.drain();
+    },
   };
 }
 
@@ -174,6 +204,7 @@ export function endTurnScope(session: SessionScope, turn: TurnRun): EndTurnScope
     append: (message, persist) => session.append(message, persist),
     record: (payload) => session.record(payload),
     drainWrites: () => session.writes.drain(),
+    clearDraft: () => session.drafts.clear(),
     extractMemories: memoryExtraction(session),
     hook: session.hooks(turn.id),
   };

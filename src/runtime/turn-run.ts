@@ -33,6 +33,12 @@ export class ResponseDraft {
   }
 }
 
+/** How `session.continueTurn()` was asked to finish an interrupted turn. */
+export interface TurnContinuation {
+  /** Run again a mutating call that may already have run, instead of reporting its outcome unknown. */
+  rerunMaybeExecuted: boolean;
+}
+
 /** The turn in flight. */
 export class TurnRun {
   /** Aborted by `CANCEL` during a tool batch: calls not yet started are skipped. */
@@ -48,9 +54,12 @@ export class TurnRun {
 
   constructor(
     readonly id: string,
-    readonly input: UserInput,
+    /** The user's message; `null` for a continued turn (its message is already in the history). */
+    readonly input: UserInput | null,
     readonly events: Observable<AgentEvent>,
     readonly prompt: TurnPrompt,
+    /** Set for a turn that continues an interrupted one (`session.continueTurn()`). */
+    readonly continuation: TurnContinuation | null = null,
   ) {
     let settle!: (result: TurnResult) => void;
     this.result = new Promise<TurnResult>((resolve) => (settle = resolve));

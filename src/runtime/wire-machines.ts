@@ -34,6 +34,7 @@ import { openSession } from './steps/open-session.js';
 import { prepareRequest } from './steps/prepare-request.js';
 import { awaitApprovals, cancelPendingApprovals } from './steps/await-approvals.js';
 import { reviewToolCalls } from './steps/review-tool-calls.js';
+import { resumeTurn } from './steps/resume-turn.js';
 import { runToolBatch } from './steps/run-tool-batch.js';
 import { startTurn } from './steps/start-turn.js';
 import { streamModel } from './steps/stream-model.js';
@@ -100,8 +101,11 @@ function turnStep<I extends StepInput, O>(
 function provideTurnMachine() {
   return turnMachine.provide({
     actors: {
-      startTurn: turnStep('startTurn', (s, t, _input: StepInput, signal) =>
-        startTurn(scopes.startTurnScope(s, t), signal),
+      startTurn: turnStep('startTurn', (s, t, input: StepInput, signal) =>
+        startTurn(scopes.startTurnScope(s, t), input, signal),
+      ),
+      resumeTurn: turnStep('resumeTurn', (s, t, input: StepInput, signal) =>
+        resumeTurn(scopes.resumeScope(s, t), input, signal),
       ),
       prepareRequest: turnStep('prepareRequest', (s, t, input) =>
         prepareRequest(scopes.prepareScope(s, t), input),
@@ -199,6 +203,7 @@ function provideSessionMachine() {
           wiringOf(system).reportUnowned(error);
         }
       },
+      reportLockLost: ({ system }, params) => lookupIn(system, params.sessionId).loseLock(params.by),
       finishSession: ({ system }, params) => lookupIn(system, params.sessionId).finish(),
     },
   });

@@ -66,6 +66,11 @@ export interface ToolBatchContext {
   reportError(error: AgentError): void;
   /** Calls denied approval, by id: the result text each gets instead of running. */
   denied?: ReadonlyMap<string, string>;
+  /**
+   * Awaited before a mutating tool executes (never rejects): the runtime stores that the call
+   * started, so a reload while it runs knows it may have taken effect.
+   */
+  beforeMutatingCall?(callId: string): Promise<void>;
 }
 
 /** Options of {@link ToolDispatcher}. */
@@ -227,6 +232,10 @@ export class ToolDispatcher {
 
     // 3. Not started yet: a cancel skips it.
     if (ctx.cancelSignal.aborted) return skippedResult(call, args);
+    if (tool?.mutating === true && problem === null && abortReason === null && ctx.beforeMutatingCall) {
+      await ctx.beforeMutatingCall(call.callId);
+      if (ctx.cancelSignal.aborted) return skippedResult(call, args);
+    }
 
     // 4–5. Start and execute.
     ctx.emit({ type: 'tool_call_start', callId: call.callId, toolName: call.toolName, arguments: args });

@@ -37,8 +37,9 @@ async function setup(stuckAt: number, script = [reply.text('first answer'), repl
 
 describe('a saveEvent that never settles', () => {
   it('is reported once; turn.result, close() and shutdown() still finish; later events are not written', async () => {
-    // Call 1 is the session config, 2 the user message, 3 the answer: the answer's write hangs.
-    const { agent, storage } = await setup(3);
+    // Call 1 is the session config, 2 the turn_started marker, 3 the user message, 4 the
+    // answer: the answer's write hangs.
+    const { agent, storage } = await setup(4);
     const session = await agent.newSession();
     const events: AgentEvent[] = [];
     session.events.subscribe((e) => events.push(e));
@@ -72,6 +73,8 @@ describe('a saveEvent that never settles', () => {
       .build();
     const again = await resumed.resumeSession(session.id);
     expect(again.messages).toEqual([{ type: 'user', content: [{ type: 'text', text: 'hello' }] }]);
+    // Its end was never stored: the turn is interrupted, waiting for the model.
+    expect(again.interruptedTurn?.reason).toBe('awaiting_model');
     await resumed.shutdown();
   });
 

@@ -91,11 +91,13 @@ describe('a manual clock as AgentConfig.clock', () => {
     const stored = (await storage.loadSession(session.id))!;
     expect(stored.map((e) => [e.payload.type, e.timestamp])).toEqual([
       ['metadata', isoAt(0)],
+      ['metadata', isoAt(0)],
       ['user_message', isoAt(0)],
       ['assistant_message', isoAt(200)],
       ['tool_call', isoAt(200)],
       ['tool_result', isoAt(1_700)],
       ['assistant_message', isoAt(1_700)],
+      ['metadata', isoAt(1_700)],
     ]);
     await agent.shutdown();
   });

@@ -172,7 +172,13 @@ describe('the stored session config', () => {
     await session.close();
 
     const events = (await storage.loadSession(session.id))!;
-    expect(events.map((e) => e.payload.type)).toEqual(['metadata', 'user_message', 'assistant_message']);
+    expect(events.map((e) => (e.payload.type === 'metadata' ? e.payload.key : e.payload.type))).toEqual([
+      'session_config',
+      'turn_started',
+      'user_message',
+      'assistant_message',
+      'turn_ended',
+    ]);
     expect(events[0]!.payload).toEqual({
       type: 'metadata',
       key: 'session_config',
@@ -222,7 +228,8 @@ describe('the stored session config', () => {
     expect(second.model).toBe(OTHER_MODEL.id);
     expect(second.systemPrompt).toContain('Answer in French.');
     const events = (await storage.loadSession(session.id))!;
-    expect(events.filter((e) => e.payload.type === 'metadata')).toHaveLength(1);
+    const configs = events.filter((e) => e.payload.type === 'metadata' && e.payload.key === 'session_config');
+    expect(configs).toHaveLength(1);
     await agent.shutdown();
   });
 });

@@ -9,14 +9,15 @@ import { deferred, promiseJobsRun } from '../support/waits.js';
 class ControlledStorage extends InMemorySessionStorage implements SessionStorage {
   failNext = 0;
   hold: Promise<void> | null = null;
-  readonly written: SessionEvent['payload']['type'][] = [];
+  readonly written: string[] = [];
   override async saveEvent(sessionId: string, event: SessionEvent): Promise<void> {
     if (this.failNext > 0) {
       this.failNext--;
       throw new Error('quota exceeded');
     }
     if (this.hold) await this.hold;
-    this.written.push(event.payload.type);
+    const p = event.payload;
+    this.written.push(p.type === 'metadata' ? `metadata:${p.key}` : p.type);
     return super.saveEvent(sessionId, event);
   }
 }
@@ -40,14 +41,16 @@ describe('persistence and resume', () => {
     await (
       await session.sendMessage('hi')
     ).result;
-    expect(seenAtRequest).toEqual(['metadata', 'user_message']);
+    expect(seenAtRequest).toEqual(['metadata:session_config', 'metadata:turn_started', 'user_message']);
     expect(storage.written).toEqual([
-      'metadata',
+      'metadata:session_config',
+      'metadata:turn_started',
       'user_message',
       'assistant_message',
       'tool_call',
       'tool_result',
       'assistant_message',
+      'metadata:turn_ended',
     ]);
     const stored = await storage.loadSession(session.id);
     expect(stored![0]!.payload).toEqual({
@@ -82,13 +85,20 @@ describe('persistence and resume', () => {
     // The answer streamed, but the user message is not durable yet: no terminal event, no result.
     expect(seen).toEqual(['text_delta']);
     expect(settled).toBe(false);
-    expect(storage.written).toEqual(['metadata']);
+    expect(storage.written).toEqual(['metadata:session_config']);
     g.resolve();
     await turn.result;
-    expect(storage.written).toEqual(['metadata', 'user_message', 'assistant_message']);
+    const all = [
+      'metadata:session_config',
+      'metadata:turn_started',
+      'user_message',
+      'assistant_message',
+      'metadata:turn_ended',
+    ];
+    expect(storage.written).toEqual(all);
     // Both the terminal event and the result came once every write had landed.
-    expect(writtenAtTerminal).toEqual(['metadata', 'user_message', 'assistant_message']);
-    expect(writtenAtResult).toEqual(['metadata', 'user_message', 'assistant_message']);
+    expect(writtenAtTerminal).toEqual(all);
+    expect(writtenAtResult).toEqual(all);
     await agent.shutdown();
   });
 

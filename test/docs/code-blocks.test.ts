@@ -139,9 +139,10 @@ describe('documentation code blocks', () => {
     expect(mislabelled).toEqual([]);
   });
 
+  // The compiler API over every block: seconds alone, much longer on a loaded 2-core machine.
   it('type-check with the project compiler options', () => {
     expect(typeCheck()).toEqual([]);
-  });
+  }, 180_000);
 
   for (const example of all) {
     it(`${example.where} runs and prints what its output block says`, async () => {

@@ -13,6 +13,7 @@ import { AgentError } from '../../src/errors.js';
 
 export const STEP_ACTORS = [
   'startTurn',
+  'resumeTurn',
   'prepareRequest',
   'compactContext',
   'streamModel',
@@ -131,6 +132,7 @@ export const TURN_INPUT: TurnInput = {
   maxToolCallsPerTurn: 2,
   compactionFailures: 0,
   maxCompactionFailures: 3,
+  continued: false,
   checkpointDue: false,
 };
 

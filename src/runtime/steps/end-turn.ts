@@ -2,12 +2,13 @@
  * `endTurn`, for every outcome: calls the turn recorded but never ran get their result, a partial
  * response becomes an `incomplete` assistant message
  * (plus the interrupted-message note, live only — resume derives it again), `on_error` for a
- * failure, pending writes drained (so `turn.result` means durable), the memory checkpoint when
- * it is due, and `turn_end` with the status.
+ * failure, the `turn_ended` marker, pending writes drained and the streaming draft cleared (so
+ * `turn.result` means durable), the memory checkpoint when it is due, and `turn_end` with the
+ * status.
  * @module
  */
 import type { EndTurnInput, EndTurnOutput } from '../../../machines/turn.types.js';
-import { MEMORY_CHECKPOINT_KEY } from '../../persistence/metadata-keys.js';
+import { MEMORY_CHECKPOINT_KEY, TURN_ENDED_KEY } from '../../persistence/metadata-keys.js';
 import { INTERRUPTED_MESSAGE_NOTE } from '../../prompt/templates.js';
 import { TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_SKIPPED_TEXT } from '../../prompt/tool-result-texts.js';
 import type { Message, SessionEventPayload } from '../../types.js';
@@ -22,6 +23,8 @@ export interface EndTurnScope {
   record(payload: SessionEventPayload): void;
   /** Resolves once every write handed to storage so far has settled. */
   drainWrites(): Promise<void>;
+  /** Removes the turn's stored streaming draft, if one was saved (bounded). */
+  clearDraft(): Promise<void>;
   /** Extracts memories from the history; `null` when memory is off. */
   extractMemories: ((signal: AbortSignal) => Promise<void>) | null;
   hook: HookCaller;
@@ -50,7 +53,12 @@ export async function endTurn(
     // The record goes first, so a resume counts turns from this checkpoint even if it fails.
     scope.record({ type: 'metadata', key: MEMORY_CHECKPOINT_KEY, value: { turnId: input.turnId } });
   }
-  await scope.drainWrites();
+  scope.record({
+    type: 'metadata',
+    key: TURN_ENDED_KEY,
+    value: { turnId: input.turnId, status: input.status, usage: input.usage },
+  });
+  await Promise.all([scope.drainWrites(), scope.clearDraft()]);
   if (checkpointed) await scope.extractMemories!(signal);
   await scope.hook('turn_end', { status: input.status, usage: input.usage });
   return { checkpointed };

@@ -21,6 +21,8 @@ export interface ToolBatchScope {
   emit(payload: AgentEventPayload): void;
   report(error: AgentError): void;
   append(message: Message): void;
+  /** Stores (and drains) the `tool_started` marker of a mutating call before it executes. */
+  markStarted(callId: string): Promise<void>;
 }
 
 /** Runs the `dispatchingTools` step. */
@@ -38,6 +40,7 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
     emit: scope.emit,
     reportError: scope.report,
     denied: new Map((input.denied ?? []).map((verdict) => [verdict.callId, denialText(verdict)])),
+    beforeMutatingCall: scope.markStarted,
   });
   for (const result of results) {
     scope.append({

@@ -1,13 +1,14 @@
 /**
- * `startTurn`: the `turn_start` hook (its data is the turn's dynamic prompt sections; an abort
+ * `startTurn`: the `turn_started` marker (a start with no end is what a reload leaves), the `turn_start` hook (its data is the turn's dynamic prompt sections; an abort
  * fails the turn with `REQUEST_BLOCKED`), `/skill` injection right before the user message, then
  * the user message — appended and handed to storage before the model is called.
  * @module
  */
-import type { StartTurnOutput } from '../../../machines/turn.types.js';
+import type { StartTurnOutput, StepInput } from '../../../machines/turn.types.js';
 import { Errors } from '../../errors.js';
+import { TURN_STARTED_KEY } from '../../persistence/metadata-keys.js';
 import type { SkillManager } from '../../skills/skill-manager.js';
-import type { Message, UserInput } from '../../types.js';
+import type { Message, SessionEventPayload, UserInput } from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
 
 /** What `startTurn` uses. */
@@ -17,10 +18,16 @@ export interface StartTurnScope {
   hook: HookCaller;
   skills: Pick<SkillManager, 'detect' | 'renderInjection'>;
   append(message: Message): void;
+  record(payload: SessionEventPayload): void;
 }
 
 /** Runs the `starting` step of a turn. */
-export async function startTurn(scope: StartTurnScope, signal: AbortSignal): Promise<StartTurnOutput> {
+export async function startTurn(
+  scope: StartTurnScope,
+  input: StepInput,
+  signal: AbortSignal,
+): Promise<StartTurnOutput> {
+  scope.record({ type: 'metadata', key: TURN_STARTED_KEY, value: { turnId: input.turnId } });
   const outcome = await scope.hook('turn_start', []);
   if (outcome.aborted !== null) throw Errors.requestBlocked(outcome.aborted);
   // A cancel during the hook stops this actor: nothing may be appended after that.

@@ -40,6 +40,10 @@ export interface StreamScope {
   append(message: Message): void;
   tools: readonly ToolSpec[];
   draft: ResponseDraft;
+  /** Checkpoints the streamed text (throttled); `null` when the storage keeps no drafts. */
+  checkpointDraft: ((text: string) => void) | null;
+  /** Removes the checkpointed text once the response is recorded as a message. */
+  clearDraft(): void;
   /** Where the recorded calls wait, with their arguments, for the tool batch. */
   pendingCalls: Map<string, ToolCallRequest>;
   /** No event from the provider for this long (before the first one too) fails the attempt. */
@@ -115,6 +119,7 @@ export async function streamModel(
           if (event.text === '') break;
           draft.add(event.type, event.text);
           scope.emit({ type: event.type, text: event.text });
+          if (event.type === 'text_delta') scope.checkpointDraft?.(draft.text);
           break;
         case 'tool_call':
           if (typeof event.toolName !== 'string' || typeof event.arguments !== 'string')
@@ -188,6 +193,7 @@ export async function streamModel(
     });
   }
   draft.clear();
+  scope.clearDraft();
 
   if (usage) {
     scope.history.recordUsage(usage);

@@ -32,6 +32,7 @@ function setup(options: Options = {}) {
     },
     record: journal.record,
     drainWrites: async () => journal.note('drain'),
+    clearDraft: async () => journal.note('clear draft'),
     extractMemories:
       options.memory === false
         ? null
@@ -56,10 +57,13 @@ const input = (status: EndTurnInput['status'], more: Partial<EndTurnInput> = {})
 });
 
 describe('endTurn', () => {
-  it('ends a completed turn: writes drained, then turn_end with status and usage', async () => {
+  it('ends a completed turn: the turn_ended marker, writes drained and the draft cleared, then turn_end', async () => {
     const { journal, scope } = setup();
     expect(await endTurn(scope, input('completed'), live())).toEqual({ checkpointed: false });
-    expect(journal.trail).toEqual(['drain', 'hook:turn_end']);
+    expect(journal.trail).toEqual(['record:turn_ended', 'drain', 'clear draft', 'hook:turn_end']);
+    expect(journal.recorded).toEqual([
+      { type: 'metadata', key: 'turn_ended', value: { turnId: 't-1', status: 'completed', usage: USAGE } },
+    ]);
     expect(journal.hookData('turn_end')).toEqual([{ status: 'completed', usage: USAGE }]);
   });
 
@@ -105,7 +109,13 @@ describe('endTurn', () => {
   it('fires on_error with the error of a failed turn, before turn_end', async () => {
     const { journal, scope } = setup();
     await endTurn(scope, input('failed'), live());
-    expect(journal.trail).toEqual(['hook:on_error', 'drain', 'hook:turn_end']);
+    expect(journal.trail).toEqual([
+      'hook:on_error',
+      'record:turn_ended',
+      'drain',
+      'clear draft',
+      'hook:turn_end',
+    ]);
     expect(journal.hookData('on_error')).toEqual([{ error: FAILURE }]);
     expect(journal.hookData('turn_end')).toEqual([{ status: 'failed', usage: USAGE }]);
   });
@@ -126,10 +136,19 @@ describe('endTurn', () => {
     expect(await endTurn(scope, input('completed', { checkpointDue: true }), signal)).toEqual({
       checkpointed: true,
     });
-    expect(journal.trail).toEqual(['record:memory_checkpoint', 'drain', 'extract', 'hook:turn_end']);
-    expect(journal.recorded).toEqual([
-      { type: 'metadata', key: 'memory_checkpoint', value: { turnId: 't-1' } },
+    expect(journal.trail).toEqual([
+      'record:memory_checkpoint',
+      'record:turn_ended',
+      'drain',
+      'clear draft',
+      'extract',
+      'hook:turn_end',
     ]);
+    expect(journal.recorded[0]).toEqual({
+      type: 'metadata',
+      key: 'memory_checkpoint',
+      value: { turnId: 't-1' },
+    });
     expect(signals).toEqual([signal]);
   });
 
@@ -137,13 +156,13 @@ describe('endTurn', () => {
     const notDue = setup();
     expect(await endTurn(notDue.scope, input('completed'), live())).toEqual({ checkpointed: false });
     expect(notDue.journal.trail).not.toContain('extract');
-    expect(notDue.journal.recorded).toEqual([]);
+    expect(notDue.journal.trail).not.toContain('record:memory_checkpoint');
 
     const noMemory = setup({ memory: false });
     expect(await endTurn(noMemory.scope, input('completed', { checkpointDue: true }), live())).toEqual({
       checkpointed: false,
     });
-    expect(noMemory.journal.recorded).toEqual([]);
+    expect(noMemory.journal.trail).not.toContain('record:memory_checkpoint');
   });
 });
 

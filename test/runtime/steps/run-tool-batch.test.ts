@@ -30,6 +30,7 @@ function setup(cancelSignal = new AbortController().signal) {
     emit: journal.emit,
     report: journal.report,
     append: journal.append,
+    markStarted: async (callId) => journal.note(`started ${callId}`),
   };
   return { journal, scope };
 }

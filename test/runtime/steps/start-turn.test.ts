@@ -3,14 +3,20 @@ import { AgentError } from '../../../src/errors.js';
 import { startTurn, type StartTurnScope } from '../../../src/runtime/steps/start-turn.js';
 import { SkillManager } from '../../../src/skills/skill-manager.js';
 import { HookResult, type UserInput } from '../../../src/types.js';
-import { Journal, live } from './support.js';
+import { IDS, Journal, live } from './support.js';
 
 const REVIEW = { name: 'review', description: 'Code review', prompt: 'Review carefully.' };
 const PLAN = { name: 'plan', description: 'Planning', prompt: 'Plan first.' };
 
 function setup(input: UserInput, skills = new SkillManager([REVIEW, PLAN])) {
   const journal = new Journal();
-  const scope: StartTurnScope = { input, hook: journal.hook, skills, append: journal.append };
+  const scope: StartTurnScope = {
+    input,
+    hook: journal.hook,
+    skills,
+    append: journal.append,
+    record: journal.record,
+  };
   return { journal, scope };
 }
 
@@ -19,9 +25,10 @@ const say = (...texts: string[]): UserInput => ({ content: texts.map((text) => (
 describe('startTurn', () => {
   it('asks turn_start with no sections, then appends the user message', async () => {
     const { journal, scope } = setup(say('hello'));
-    const output = await startTurn(scope, live());
+    const output = await startTurn(scope, IDS, live());
     expect(output).toEqual({ dynamicSections: [] });
-    expect(journal.trail).toEqual(['hook:turn_start', 'append:user']);
+    expect(journal.trail).toEqual(['record:turn_started', 'hook:turn_start', 'append:user']);
+    expect(journal.recorded).toEqual([{ type: 'metadata', key: 'turn_started', value: { turnId: 't-1' } }]);
     expect(journal.hookData('turn_start')).toEqual([[]]);
     expect(journal.appended).toEqual([{ type: 'user', content: [{ type: 'text', text: 'hello' }] }]);
   });
@@ -30,12 +37,12 @@ describe('startTurn', () => {
     const { journal, scope } = setup(say('hello'));
     journal.hooks.tap('turn_start', 'a', null, ({ data }) => HookResult.continueWith([...data, 'first']));
     journal.hooks.tap('turn_start', 'b', null, ({ data }) => HookResult.continueWith([...data, 'second']));
-    expect(await startTurn(scope, live())).toEqual({ dynamicSections: ['first', 'second'] });
+    expect(await startTurn(scope, IDS, live())).toEqual({ dynamicSections: ['first', 'second'] });
   });
 
   it('injects each invoked skill once, in order of appearance, right before the user message', async () => {
     const { journal, scope } = setup(say('/plan then /review, and /review again'));
-    await startTurn(scope, live());
+    await startTurn(scope, IDS, live());
     expect(journal.appended).toEqual([
       { type: 'system', content: expect.stringContaining('Plan first.') },
       { type: 'system', content: expect.stringContaining('Review carefully.') },
@@ -46,8 +53,8 @@ describe('startTurn', () => {
   it('reads skill invocations across text blocks, each block on its own line', async () => {
     // Joined without a separator, "see/review" would invoke nothing.
     const { journal, scope } = setup(say('see', '/review'));
-    await startTurn(scope, live());
-    expect(journal.trail).toEqual(['hook:turn_start', 'append:system', 'append:user']);
+    await startTurn(scope, IDS, live());
+    expect(journal.trail).toEqual(['record:turn_started', 'hook:turn_start', 'append:system', 'append:user']);
   });
 
   it('ignores images and unknown /names when looking for skills', async () => {
@@ -58,14 +65,14 @@ describe('startTurn', () => {
       ],
     };
     const { journal, scope } = setup(input);
-    await startTurn(scope, live());
+    await startTurn(scope, IDS, live());
     expect(journal.appended).toEqual([{ type: 'user', content: input.content }]);
   });
 
   it('fails with REQUEST_BLOCKED naming the reason when turn_start aborts, appending nothing', async () => {
     const { journal, scope } = setup(say('/review this'));
     journal.hooks.tap('turn_start', 'guard', null, () => HookResult.abort('quota reached'));
-    const failure = await startTurn(scope, live()).catch((error: unknown) => error);
+    const failure = await startTurn(scope, IDS, live()).catch((error: unknown) => error);
     expect(AgentError.isInstance(failure)).toBe(true);
     expect(failure).toMatchObject({
       code: 'REQUEST_BLOCKED',
@@ -81,7 +88,7 @@ describe('startTurn', () => {
       controller.abort();
       return HookResult.continueWith(['late']);
     });
-    expect(await startTurn(scope, controller.signal)).toEqual({ dynamicSections: ['late'] });
+    expect(await startTurn(scope, IDS, controller.signal)).toEqual({ dynamicSections: ['late'] });
     expect(journal.appended).toEqual([]);
   });
 });

@@ -32,6 +32,8 @@ export function setup(provider: ModelProvider, info: ModelInfo = model()) {
     },
     tools: [SPEC],
     draft,
+    checkpointDraft: null,
+    clearDraft: () => {},
     hook: journal.hook,
     emit: journal.emit,
     clock,

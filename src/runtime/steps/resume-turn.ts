@@ -1,0 +1,70 @@
+/**
+ * `resumeTurn`: the first step of a continued turn (`session.continueTurn()`), in place of
+ * `startTurn`. It emits `turn_resumed`, closes the interrupted state (the partial text becomes an
+ * `incomplete` assistant message; the derived results of unfinished calls leave the history),
+ * fires `turn_start` again (dynamic prompt sections are never stored), then settles each
+ * unfinished call: a mutating one that may have run gets "outcome unknown" unless asked to run
+ * again; every other one is handed to the tool batch. The user message is not appended again.
+ * @module
+ */
+import type { ResumeTurnOutput, StepInput } from '../../../machines/turn.types.js';
+import { Errors } from '../../errors.js';
+import type { LoadedInterruptedTurn } from '../../persistence/resume.js';
+import { TOOL_OUTCOME_UNKNOWN_TEXT } from '../../prompt/tool-result-texts.js';
+import type { AgentEventPayload, InterruptedTurn, Message, ToolCallRequest } from '../../types.js';
+import type { HookCaller } from '../session-scope.js';
+
+/** What `resumeTurn` uses. */
+export interface ResumeTurnScope {
+  /** Closes the interrupted state and returns it (what it was, and its public view). */
+  takeInterrupted(): { loaded: LoadedInterruptedTurn; view: InterruptedTurn } | null;
+  rerunMaybeExecuted: boolean;
+  hook: HookCaller;
+  emit(payload: AgentEventPayload): void;
+  append(message: Message): void;
+  /** Where the calls to run wait, with their arguments, for the tool batch. */
+  pendingCalls: Map<string, ToolCallRequest>;
+}
+
+/** Runs the `resuming` step. */
+export async function resumeTurn(
+  scope: ResumeTurnScope,
+  _input: StepInput,
+  signal: AbortSignal,
+): Promise<ResumeTurnOutput> {
+  const taken = scope.takeInterrupted();
+  if (!taken) throw new Error('a continued turn has no interrupted turn to resume');
+  const { loaded, view } = taken;
+  scope.emit({ type: 'turn_resumed', reason: view.reason });
+
+  const outcome = await scope.hook('turn_start', []);
+  if (outcome.aborted !== null) throw Errors.requestBlocked(outcome.aborted);
+  const dynamicSections = outcome.data;
+  // Cancelled during the hook: the calls stay unanswered, and ending the turn answers them.
+  if (signal.aborted) return { dynamicSections, toolCalls: [] };
+
+  scope.pendingCalls.clear();
+  const toolCalls: ResumeTurnOutput['toolCalls'] = [];
+  for (const [i, call] of loaded.unfinished.entries()) {
+    const { mutating } = view.unfinishedToolCalls[i]!;
+    if (mutating && call.maybeExecuted && !scope.rerunMaybeExecuted) {
+      answerOutcomeUnknown(scope, call.callId, call.toolName, call.arguments);
+      continue;
+    }
+    scope.pendingCalls.set(call.callId, {
+      callId: call.callId,
+      toolName: call.toolName,
+      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+    });
+    toolCalls.push({ callId: call.callId, toolName: call.toolName });
+  }
+  return { dynamicSections, toolCalls };
+}
+
+/** A call that may have run is never run again silently: the model reads that its outcome is unknown. */
+function answerOutcomeUnknown(scope: ResumeTurnScope, callId: string, toolName: string, args: unknown): void {
+  const output = { content: TOOL_OUTCOME_UNKNOWN_TEXT, isError: true };
+  scope.emit({ type: 'tool_call_start', callId, toolName, arguments: args });
+  scope.emit({ type: 'tool_call_end', callId, toolName, output, durationMs: 0, success: false });
+  scope.append({ type: 'tool_result', callId, ...output });
+}
