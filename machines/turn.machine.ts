@@ -219,6 +219,7 @@ export const turnMachine = /* @__PURE__ */ setup({
     approvalsPending: (_, params: { output: ReviewOutput }) => params.output.awaiting.length > 0,
     isContinuation: ({ context }) => context.continued,
     hasCallsToRun: (_, params: { output: ResumeTurnOutput }) => params.output.toolCalls.length > 0,
+    awaitsApprovals: (_, params: { output: ResumeTurnOutput }) => (params.output.approvals ?? null) !== null,
     toolLimitReached: ({ context }, params: { count: number }) =>
       context.toolCallCount + params.count >= context.maxToolCallsPerTurn,
   },
@@ -260,6 +261,15 @@ export const turnMachine = /* @__PURE__ */ setup({
             src: 'resumeTurn',
             input: ({ context }) => ids(context),
             onDone: [
+              {
+                guard: { type: 'awaitsApprovals', params: ({ event }) => ({ output: event.output }) },
+                target: 'awaitingApproval',
+                actions: [
+                  { type: 'recordResumed', params: ({ event }) => ({ output: event.output }) },
+                  // Only reached with a batch (the guard): the whole batch, its decisions so far.
+                  { type: 'restoreApprovals', params: ({ event }) => ({ batch: event.output.approvals! }) },
+                ],
+              },
               {
                 guard: { type: 'hasCallsToRun', params: ({ event }) => ({ output: event.output }) },
                 target: 'dispatchingTools',

@@ -57,6 +57,8 @@ export interface ResumeTurnOutput {
   dynamicSections: string[];
   /** The interrupted turn's calls to run now (their arguments wait in the side channel). */
   toolCalls: ToolCallRef[];
+  /** The batch that still waits for approval: the turn re-enters `awaitingApproval` with it. */
+  approvals?: ApprovalBatch | null;
 }
 
 /** Input of `prepareRequest`. */

@@ -1,13 +1,12 @@
 /**
  * The approval states of the Turn machine driven with fake actors: `reviewingTools` routes a
  * batch to `awaitingApproval` or straight to `dispatchingTools`, decisions flow from the steps'
- * outputs into the batch's input, a cancel answers what still waits, and a continued turn can
- * enter `awaitingApproval` with a batch restored from storage (`restoreApprovals`).
+ * outputs into the batch's input, a cancel answers what still waits, and a continued turn
+ * re-enters `awaitingApproval` with the batch its stored events describe (`restoreApprovals`).
  */
 import { describe, expect, it } from 'vitest';
-import { createActor, createMachine, fromPromise, waitFor } from 'xstate';
-import { turnMachine, type ApprovalBatch, type AwaitApprovalsInput } from '../../machines/turn.machine.js';
-import { call, createTurnHarness, fatal, response, TURN_INPUT } from './turn-harness.js';
+import type { ApprovalBatch } from '../../machines/turn.machine.js';
+import { call, createTurnHarness, fatal, response } from './turn-harness.js';
 
 const awaited = (id: string) => ({ callId: id, toolName: 'echo', requestedAt: null });
 
@@ -119,9 +118,7 @@ describe('Turn machine: approval', () => {
     }
   });
 
-  it('a continued turn enters awaitingApproval with a restored batch (restoreApprovals)', async () => {
-    // The chart as it is, entered the way a continued turn enters it: a first state routing to
-    // `awaitingApproval` with the batch its stored events describe.
+  it('a continued turn whose batch waits re-enters awaitingApproval with it (restoreApprovals)', async () => {
     const batch: ApprovalBatch = {
       calls: [
         { callId: 'a', toolName: 'echo' },
@@ -130,62 +127,28 @@ describe('Turn machine: approval', () => {
       awaiting: [{ callId: 'b', toolName: 'echo', requestedAt: '2030-01-01T00:00:00.000Z' }],
       decided: [{ callId: 'a', approved: false, by: 'user', reason: 'no' }],
     };
-    const { config } = turnMachine;
-    const working = config.states!.working!;
-    const continued = createMachine(
-      {
-        ...config,
-        states: {
-          ...config.states,
-          working: {
-            ...working,
-            initial: 'continuing',
-            states: {
-              ...working.states,
-              continuing: {
-                always: {
-                  target: 'awaitingApproval',
-                  actions: { type: 'restoreApprovals', params: { batch } },
-                },
-              },
-            },
-          },
-        },
-      } as typeof config,
-      turnMachine.implementations,
-    );
-    const inputs: { step: string; input: unknown }[] = [];
-    let release!: (output: unknown) => void;
-    const machine = (continued as unknown as typeof turnMachine).provide({
-      actors: {
-        awaitApprovals: fromPromise(async ({ input }: { input: AwaitApprovalsInput }) => {
-          inputs.push({ step: 'awaitApprovals', input });
-          return new Promise((resolve) => (release = resolve as (output: unknown) => void));
-        }) as never,
-        runToolBatch: fromPromise(async ({ input }) => {
-          inputs.push({ step: 'runToolBatch', input });
-          return new Promise(() => {});
-        }) as never,
-      },
+    const h = createTurnHarness({ continued: true, maxToolCallsPerTurn: 10 });
+    await h.done('resumeTurn', { dynamicSections: ['<x/>'], toolCalls: batch.calls, approvals: batch });
+    expect(h.value()).toEqual({ working: 'awaitingApproval' });
+    expect(h.step('awaitApprovals').input).toEqual({
+      turnId: 't1',
+      sessionId: 's1',
+      awaiting: batch.awaiting,
     });
-    const actor = createActor(machine, { input: TURN_INPUT }).start();
-    await waitFor(actor, (s) => inputs.length === 1, { timeout: 1000 });
-    expect(actor.getSnapshot().value).toEqual({ working: 'awaitingApproval' });
-    expect(inputs[0]).toEqual({
-      step: 'awaitApprovals',
-      input: { turnId: 't1', sessionId: 's1', awaiting: batch.awaiting },
+    await h.done('awaitApprovals', { decided: [{ callId: 'b', approved: true, by: 'user' }] });
+    expect(h.step('runToolBatch').input).toEqual({
+      turnId: 't1',
+      sessionId: 's1',
+      calls: batch.calls,
+      denied: [{ callId: 'a', approved: false, by: 'user', reason: 'no' }],
     });
-    release({ decided: [{ callId: 'b', approved: true, by: 'user' }] });
-    await waitFor(actor, () => inputs.length === 2, { timeout: 1000 });
-    expect(inputs[1]).toEqual({
-      step: 'runToolBatch',
-      input: {
-        turnId: 't1',
-        sessionId: 's1',
-        calls: batch.calls,
-        denied: [{ callId: 'a', approved: false, by: 'user', reason: 'no' }],
-      },
-    });
-    actor.stop();
+    await h.done('runToolBatch', { count: 2 });
+    expect(h.step('prepareRequest').input).toMatchObject({ dynamicSections: ['<x/>'] });
+  });
+
+  it('a continued turn without a waiting batch does not enter awaitingApproval', async () => {
+    const h = createTurnHarness({ continued: true });
+    await h.done('resumeTurn', { dynamicSections: [], toolCalls: [call('a')], approvals: null });
+    expect(h.value()).toEqual({ working: 'dispatchingTools' });
   });
 });

@@ -61,6 +61,15 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
         events.push(
           done(actor, 'nothing to run', { dynamicSections: [], toolCalls: [] }),
           done(actor, 'calls to run', { dynamicSections: [], toolCalls: [call('a')] }),
+          done(actor, 'awaiting approval', {
+            dynamicSections: [],
+            toolCalls: [call('a')],
+            approvals: {
+              calls: [call('a')],
+              awaiting: [{ callId: 'a', toolName: 'echo', requestedAt: '2030-01-01T00:00:00.000Z' }],
+              decided: [],
+            },
+          }),
         );
         break;
       case 'compactContext':
