@@ -17,6 +17,9 @@ export const TOOL_CALL_INTERRUPTED_TEXT =
 export const TOOL_OUTCOME_UNKNOWN_TEXT =
   'Tool outcome unknown: the page was closed while it ran; it may or may not have taken effect.';
 
+/** How every denial result starts (the conversation tells denied calls by it). */
+export const TOOL_CALL_DENIED_PREFIX = 'Tool call denied';
+
 /** The result of a call not started because the turn failed first. */
 export const TOOL_CALL_NOT_RUN_TEXT = 'Tool call not run: the turn failed before it started.';
 

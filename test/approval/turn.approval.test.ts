@@ -11,6 +11,7 @@ import {
   InMemorySessionStorage,
   type AgentEvent,
   type ApprovalQuery,
+  type Conversation,
   type Message,
   type RunningTurn,
   type SessionEvent,
@@ -701,6 +702,53 @@ describe('approval through the public API', () => {
       { type: 'tool_result', callId: 'c3', content: 'x', isError: false },
     ]);
     expect(remove.log).toEqual([]);
+    await agent.shutdown();
+  });
+});
+
+describe('approval in session.conversation', () => {
+  it('a waiting call shows as awaiting_approval (and the turn too); a denied one as denied, also after a resume', async () => {
+    const notes = guardedTool('notes');
+    const free = recordingTool('free', { mutating: true });
+    const sessionStorage = new InMemorySessionStorage();
+    const { agent } = await createTestAgent({
+      tools: [notes.tool, free.tool],
+      sessionStorage,
+      script: [
+        reply.toolCalls([
+          { name: 'notes', arguments: { text: 'a' }, callId: 'c1' },
+          { name: 'notes', arguments: { text: 'b' }, callId: 'c2' },
+          { name: 'free', arguments: { text: 'c' }, callId: 'c3' },
+        ]),
+        reply.text('ok'),
+      ],
+    });
+    const session = await agent.newSession();
+    const states: Conversation[] = [];
+    session.conversation.subscribe((state) => states.push(state));
+    const now = () => states.at(-1)!;
+    const statuses = () =>
+      Object.fromEntries(now().items.flatMap((i) => (i.kind === 'tool' ? [[i.callId, i.status]] : [])));
+    const turn = await session.sendMessage('go');
+    await requested(turn, 'c2');
+    expect(now().turn).toEqual({ id: turn.id, status: 'awaiting_approval' });
+    expect(statuses()).toEqual({ c1: 'awaiting_approval', c2: 'awaiting_approval', c3: 'running' });
+    await turn.deny('c1', { reason: 'no' });
+    expect(now().turn?.status).toBe('awaiting_approval');
+    expect(statuses()).toEqual({ c1: 'denied', c2: 'awaiting_approval', c3: 'running' });
+    await turn.approve('c2');
+    await turn.result;
+    expect(statuses()).toEqual({ c1: 'denied', c2: 'done', c3: 'done' });
+    expect(states.some((s) => s.turn?.status === 'running' && s.items.length > 0)).toBe(true);
+    expect(now().turn).toBeNull();
+    const live = now().items;
+    await session.close();
+
+    const resumed = await agent.resumeSession(session.id);
+    const resumedItems = (await firstValueFrom(resumed.conversation)).items;
+    expect(resumedItems.map((i) => (i.kind === 'tool' ? [i.callId, i.status] : i.kind))).toEqual(
+      live.map((i) => (i.kind === 'tool' ? [i.callId, i.status] : i.kind)),
+    );
     await agent.shutdown();
   });
 });
