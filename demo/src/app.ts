@@ -10,6 +10,7 @@ import type { Conversation } from 'youyou-agent';
 import { SettingsDialog } from './settings/settings-dialog.js';
 import { loadEndpointSettings, saveEndpointSettings } from './settings/settings.js';
 import { ActivityPanel } from './ui/activity-panel.js';
+import { APPROVAL_DECISION_EVENT, type ApprovalDecisionDetail } from './ui/items/approval-buttons.js';
 import { ChatView } from './ui/chat-view.js';
 import { Composer } from './ui/composer.js';
 import { h } from './ui/dom.js';
@@ -85,6 +86,10 @@ export function startDemo(
     chat.show(next);
     status.update(next);
     retry.update(next);
+  });
+  chat.element.addEventListener(APPROVAL_DECISION_EVENT, (event) => {
+    const { callId, choice } = (event as CustomEvent<ApprovalDecisionDetail>).detail;
+    controller.decide(callId, choice);
   });
   controller.turns.subscribe((summary) => chat.addTurnSummary(summary));
   controller.sessionsChanged.subscribe(() => void sidebar.reload());
