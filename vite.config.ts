@@ -2,15 +2,23 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * One config for the library build and the tests.
- * - `vite build`: ESM library with three entries, `src/index.ts` (`youyou-agent`), `src/openai.ts`
- *   (`youyou-agent/openai`) and `src/testing/index.ts` (`youyou-agent/testing`), emitted one file
+ * - `vite build`: ESM library with four entries, `src/index.ts` (`youyou-agent`), `src/openai.ts`
+ *   (`youyou-agent/openai`), `src/testing/index.ts` (`youyou-agent/testing`) and `src/mcp.ts`
+ *   (`youyou-agent/mcp`), emitted one file
  *   per module so an app's bundler drops every module it does not use. Every runtime dependency
  *   stays external (the app's bundler dedupes them). Declarations come from
  *   `tsc -p tsconfig.build.json` (see `npm run build`).
  * - `vitest run`: unit, contract and end-to-end tests under `test/`, plus type tests
  *   (`*.test-d.ts`) checked by `tsc`.
  */
-const external = [/^xstate(\/|$)/, /^zod(\/|$)/, /^rxjs(\/|$)/, /^idb(\/|$)/, /^minisearch(\/|$)/, /^openai(\/|$)/];
+const external = [
+  /^xstate(\/|$)/,
+  /^zod(\/|$)/,
+  /^rxjs(\/|$)/,
+  /^idb(\/|$)/,
+  /^minisearch(\/|$)/,
+  /^openai(\/|$)/,
+];
 
 export default defineConfig({
   build: {
@@ -18,7 +26,12 @@ export default defineConfig({
     sourcemap: true,
     minify: false,
     lib: {
-      entry: { index: 'src/index.ts', openai: 'src/openai.ts', testing: 'src/testing/index.ts' },
+      entry: {
+        index: 'src/index.ts',
+        openai: 'src/openai.ts',
+        testing: 'src/testing/index.ts',
+        mcp: 'src/mcp.ts',
+      },
       formats: ['es'],
     },
     rolldownOptions: {

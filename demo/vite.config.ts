@@ -1,10 +1,13 @@
 /**
  * The browser demo's own Vite config (`npm start` serves it, `npm run demo:build` builds it).
- * The demo imports the library as an app would (`youyou-agent`, `youyou-agent/openai`); the
- * aliases point those names at this repository's sources, so no build of the library is needed.
+ * The demo imports the library as an app would (`youyou-agent`, `youyou-agent/openai`,
+ * `youyou-agent/mcp`); the aliases point those names at this repository's sources, so no build of
+ * the library is needed. `npm start` also starts the demo's MCP server (`DEMO_MCP_PORT`, default
+ * 5174), which the demo's "MCP servers" setting names by default.
  */
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { startDemoMcpServer } from './mcp-demo-server.js';
 
 const source = (path: string) => fileURLToPath(new URL(`../src/${path}`, import.meta.url));
 
@@ -23,7 +26,27 @@ function endpointDefaults(command: 'serve' | 'build'): Record<string, string> {
   read('OPENAI_BASE_URL', 'baseURL');
   read('OPENAI_API_KEY', 'apiKey');
   read('OPENAI_MODEL', 'model');
+  defaults['mcpServers'] = `http://127.0.0.1:${MCP_PORT}/mcp`;
   return defaults;
+}
+
+const MCP_PORT = Number(process.env['DEMO_MCP_PORT'] ?? 5174);
+
+/** Starts the demo's MCP server with the dev server, and stops it with it. */
+function demoMcpServer(): Plugin {
+  return {
+    name: 'youyou-demo-mcp-server',
+    apply: 'serve',
+    async configureServer(server) {
+      try {
+        const mcp = await startDemoMcpServer({ port: MCP_PORT });
+        server.config.logger.info(`  demo MCP server: ${mcp.url}`);
+        server.httpServer?.once('close', () => void mcp.close());
+      } catch (error) {
+        server.config.logger.warn(`demo MCP server not started on port ${MCP_PORT}: ${String(error)}`);
+      }
+    },
+  };
 }
 
 export default defineConfig(({ command }) => ({
@@ -32,8 +55,10 @@ export default defineConfig(({ command }) => ({
     alias: [
       { find: /^youyou-agent$/, replacement: source('index.ts') },
       { find: /^youyou-agent\/openai$/, replacement: source('openai.ts') },
+      { find: /^youyou-agent\/mcp$/, replacement: source('mcp.ts') },
     ],
   },
+  plugins: [demoMcpServer()],
   define: { __DEMO_ENDPOINT_DEFAULTS__: JSON.stringify(endpointDefaults(command)) },
   server: { host: '127.0.0.1', port: 5173, strictPort: true },
   preview: { host: '127.0.0.1', port: 4173 },

@@ -14,6 +14,8 @@ import type { LockLease, LockMode } from './ports/session-lock.js';
 import type { AgentServices } from './runtime/agent-services.js';
 import { showInterruptedTurn } from './runtime/interrupted-turn.js';
 import { TIMED_OUT, withTimeout } from './timeout.js';
+import { SessionChangeFeed, type SessionChange } from './sync/session-change-feed.js';
+import type { Observable } from 'rxjs/internal/Observable';
 import { SessionScope } from './runtime/session-scope.js';
 import { asRuntimeError, createAgentActor } from './runtime/wire-machines.js';
 import { Session } from './session.js';
@@ -69,10 +71,16 @@ export class Agent {
   /** Errors with no session to report to (e.g. a plugin failing at shutdown). */
   readonly #unowned: AgentError[] = [];
   #shutdown: Promise<void> | null = null;
+  readonly #changes: SessionChangeFeed;
 
   /** @internal — use `AgentBuilder.build()`. */
   constructor(services: AgentServices) {
     this.#services = services;
+    // Without a storage no other tab shares these sessions: a namespace nobody else uses.
+    const namespace = services.sessionStorage
+      ? (services.sessionStorage.namespace ?? 'default')
+      : `unshared-${generateId()}`;
+    this.#changes = new SessionChangeFeed({ namespace });
     this.actor = createAgentActor(
       {
         lookup: (sessionId) => {
@@ -83,6 +91,9 @@ export class Agent {
         shutdownPlugins: async () => {
           // Bounded like a hook: a plugin that never finishes must not hang agent.shutdown().
           this.#unowned.push(...(await services.plugins.shutdown()));
+          // Tool sources close after the plugins (a plugin's shutdown may still call a tool),
+          // each bounded by `toolSourceTimeoutMs`.
+          this.#unowned.push(...(await services.toolSources.close()));
         },
         reportUnowned: (error) => this.#unowned.push(error),
       },
@@ -94,6 +105,17 @@ export class Agent {
       error: (error) => this.#unowned.push(asRuntimeError(error, 'the agent actor')),
     });
     this.actor.start();
+  }
+
+  /**
+   * What the other tabs (and other agents on the same storage) do to sessions: `appended` after
+   * their writes, `locked` / `released` as they open and close one, `deleted` when they say so.
+   * This agent's own changes are not in it. Completes at `shutdown()`.
+   * @example
+   * agent.sessionChanges.subscribe(({ sessionId, kind }) => kind !== 'locked' && refreshList(sessionId));
+   */
+  get sessionChanges(): Observable<SessionChange> {
+    return this.#changes.changes;
   }
 
   /**
@@ -237,8 +259,8 @@ export class Agent {
 
   /**
    * Shuts the agent down: cancels a running turn, runs the session's full close path
-   * (`session_end`, memory extraction), then the plugins' `shutdown()` in reverse order.
-   * Idempotent.
+   * (`session_end`, memory extraction), then the plugins' `shutdown()` in reverse order, then
+   * every tool source's `close()`. Idempotent.
    */
   shutdown(): Promise<void> {
     this.#shutdown ??= new Promise<void>((resolve) => {
@@ -251,6 +273,7 @@ export class Agent {
       });
       const done = () => {
         sub.unsubscribe();
+        this.#changes.close();
         resolve();
       };
       this.actor.send({ type: 'SHUTDOWN' });
@@ -282,9 +305,14 @@ export class Agent {
   ): Promise<Session> {
     this.#sessions.set(scope.id, scope);
     scope.writes.writerEpoch = writer.epoch;
+    scope.onStored = () => this.#changes.post({ sessionId: scope.id, kind: 'appended' });
+    if (writer.lease) this.#changes.post({ sessionId: scope.id, kind: 'locked' });
     void scope.closed.then(() => {
       this.#sessions.delete(scope.id);
-      writer.lease?.release();
+      if (writer.lease) {
+        writer.lease.release();
+        this.#changes.post({ sessionId: scope.id, kind: 'released' });
+      }
     });
     const { config } = this.#services;
     this.actor.send({

@@ -13,11 +13,15 @@ import { HookRegistry } from './hooks/hook-registry.js';
 import { PluginManager, type PluginRegistration } from './plugins/plugin-manager.js';
 import type { ModelProvider } from './ports/model-provider.js';
 import type { Plugin } from './ports/plugin.js';
+import type { SessionLock } from './ports/session-lock.js';
 import type { MemoryStorage, SessionStorage } from './ports/storage.js';
 import { parametersSchemaProblem, type ToolHandler } from './ports/tool-handler.js';
+import type { ToolSource } from './ports/tool-source.js';
 import { ProviderDirectory } from './providers/provider-directory.js';
 import { SkillManager } from './skills/skill-manager.js';
+import { resolveSessionLock } from './sync/resolve-session-lock.js';
 import { ToolDispatcher } from './tools/tool-dispatcher.js';
+import { toolSources } from './tools/tool-sources.js';
 import { SkillDefinitionSchema, type SkillDefinition } from './types.js';
 import { parseInput } from './validate.js';
 import { systemClock } from './clock.js';
@@ -73,10 +77,13 @@ export class AgentBuilder<HasProvider extends boolean = false> {
   readonly #config: AgentConfig;
   readonly #providers: ModelProvider[] = [];
   readonly #tools: ToolHandler[] = [];
+  readonly #toolSources: ToolSource[] = [];
   readonly #skills: SkillDefinition[] = [];
   readonly #plugins: PluginRegistration[] = [];
   readonly #sessionStorages: SessionStorage[] = [];
   readonly #memoryStorages: MemoryStorage[] = [];
+  /** `undefined` until `registerSessionLock` is called: then the default applies. */
+  #sessionLock: SessionLock | null | undefined = undefined;
   /** @internal the typestate marker (types only). */
   declare readonly _hasProvider: HasProvider;
 
@@ -97,6 +104,17 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     return this;
   }
 
+  /**
+   * Adds a source of tools that arrive at run time (e.g. `mcpServer()` from `youyou-agent/mcp`).
+   * Its ids must be unique; its tools are asked for before each model request.
+   * @example
+   * builder.registerToolSource({ id: 'clock', tools: async () => [nowTool] });
+   */
+  registerToolSource(source: ToolSource): this {
+    this.#toolSources.push(source);
+    return this;
+  }
+
   /** Adds a skill (invoked by `/name` in user text). */
   registerSkill(skill: SkillDefinition): this {
     this.#skills.push(skill);
@@ -112,6 +130,22 @@ export class AgentBuilder<HasProvider extends boolean = false> {
   /** Sets where sessions are saved (at most one). */
   registerSessionStorage(storage: SessionStorage): this {
     this.#sessionStorages.push(storage);
+    return this;
+  }
+
+  /**
+   * Sets who may write a session across tabs (last call wins); `null` turns the lock off (a
+   * storage with `claimWriter` still fences off a second writer). Without a call, the agent uses
+   * `defaultSessionLock(storage.namespace)`: Web Locks where `navigator.locks` exists, else none;
+   * and none without a session storage, since then no other agent can open its sessions.
+   * @example
+   * const agent = await new AgentBuilder({ defaultModel: 'gpt-4o-mini' })
+   *   .registerModelProvider(provider)
+   *   .registerSessionLock(null) // one tab only, or tests
+   *   .build();
+   */
+  registerSessionLock(lock: SessionLock | null): this {
+    this.#sessionLock = lock;
     return this;
   }
 
@@ -142,6 +176,7 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     if (sessionStorage)
       parseInput(StorageShapeSchema(SESSION_STORAGE_METHODS), sessionStorage, 'sessionStorage');
     if (memoryStorage) parseInput(StorageShapeSchema(MEMORY_STORAGE_METHODS), memoryStorage, 'memoryStorage');
+    const sessionLock = resolveSessionLock(this.#sessionLock, sessionStorage);
 
     const providers = new ProviderDirectory();
     this.#providers.forEach((provider, i) => {
@@ -164,6 +199,12 @@ export class AgentBuilder<HasProvider extends boolean = false> {
     const clock = config.clock ?? systemClock;
     const hooks = new HookRegistry({ timeoutMs: config.hookTimeoutMs, clock });
     const tools = new ToolDispatcher({ tools: this.#tools, timeoutMs: config.toolTimeoutMs, hooks, clock });
+    const sources = toolSources(
+      this.#toolSources,
+      (name) => tools.has(name),
+      config.toolSourceTimeoutMs,
+      clock,
+    );
     const skillList = this.#skills.map((skill, i) =>
       parseInput(SkillDefinitionSchema, skill, `skills[${i}]`),
     );
@@ -187,12 +228,13 @@ export class AgentBuilder<HasProvider extends boolean = false> {
       providers,
       tools,
       toolSpecsChars: JSON.stringify(tools.specs).length,
+      toolSources: sources,
       hooks,
       skills,
       plugins,
       sessionStorage,
       memoryStorage,
-      sessionLock: null,
+      sessionLock,
     });
   }
 }

@@ -86,6 +86,7 @@ export const AgentConfigSchema = /* @__PURE__ */ (() =>
     hookTimeoutMs: z._default(positiveInt(), 30_000),
     storageTimeoutMs: z._default(positiveInt(), 30_000),
     streamIdleTimeoutMs: z._default(positiveInt(), 60_000),
+    toolSourceTimeoutMs: z._default(positiveInt(), 5_000),
     compaction: z._default(CompactionConfigSchema, CompactionConfigSchema.parse({})),
     memory: z.optional(MemoryConfigSchema),
     retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
@@ -196,6 +197,12 @@ export interface AgentConfig {
    * request with a retryable `PROVIDER_ERROR` ("no data for N ms"). Default `60_000`.
    */
   streamIdleTimeoutMs?: number;
+  /**
+   * How long a tool source's `tools()` may take before a model request, and its `close()` at
+   * shutdown. A late or failing source serves its last good list (or none), reported as a
+   * non-fatal `TOOL_SOURCE_UNAVAILABLE`. Default `5_000`.
+   */
+  toolSourceTimeoutMs?: number;
   /** Context compaction. */
   compaction?: CompactionConfig;
   /** Long-term memory (needs a registered `MemoryStorage`). */

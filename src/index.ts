@@ -136,7 +136,10 @@ export type { OpenAIProviderConfig, ProviderType } from './providers/openai/conf
 export { costOf } from './providers/cost.js';
 
 // Storage
-export { InMemorySessionStorage } from './storage/in-memory-session-storage.js';
+export {
+  InMemorySessionStorage,
+  type InMemorySessionStorageOptions,
+} from './storage/in-memory-session-storage.js';
 export { InMemoryMemoryStorage } from './storage/in-memory-memory-storage.js';
 export {
   IndexedDbSessionStorage,
@@ -144,6 +147,18 @@ export {
   type IndexedDbStorageOptions,
   type CorruptRecordInfo,
 } from './storage/indexeddb/index.js';
+
+// Across tabs
+export {
+  WebLocksSessionLock,
+  defaultSessionLock,
+  type WebLocksSessionLockOptions,
+} from './sync/web-locks-session-lock.js';
+export {
+  SessionChangeFeed,
+  type SessionChange,
+  type SessionChangeFeedOptions,
+} from './sync/session-change-feed.js';
 
 // Machines, for inspection and tests that drive them
 export { agentMachine } from '../machines/agent.machine.js';

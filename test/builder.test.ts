@@ -340,6 +340,26 @@ describe('build() checks storages', () => {
     );
   });
 
+  it('rejects INVALID_INPUT for a registered session lock without acquire; null or a lock builds', async () => {
+    await expectAgentError(
+      builderWith()
+        .registerSessionLock({} as never)
+        .build(),
+      'INVALID_INPUT',
+      'sessionLock',
+    );
+    // Last call wins: a bad lock replaced by null builds.
+    const agent = await builderWith()
+      .registerSessionLock({} as never)
+      .registerSessionLock(null)
+      .build();
+    await agent.shutdown();
+    const locked = await builderWith()
+      .registerSessionLock({ acquire: async () => null })
+      .build();
+    await locked.shutdown();
+  });
+
   it('rejects INVALID_INPUT naming the missing method of a malformed session storage', async () => {
     const broken = { saveEvent: async () => {} } as unknown as InMemorySessionStorage;
     await expectAgentError(

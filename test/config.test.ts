@@ -22,6 +22,7 @@ const DOCUMENTED_DEFAULTS = {
   hookTimeoutMs: 30_000,
   storageTimeoutMs: 30_000,
   streamIdleTimeoutMs: 60_000,
+  toolSourceTimeoutMs: 5_000,
   compaction: {
     enabled: true,
     thresholdRatio: 0.8,
@@ -90,6 +91,7 @@ describe('AgentConfigSchema defaults', () => {
       hookTimeoutMs: 1,
       storageTimeoutMs: 1,
       streamIdleTimeoutMs: 1,
+      toolSourceTimeoutMs: 1,
       compaction: {
         enabled: false,
         thresholdRatio: 0.5,

@@ -18,6 +18,7 @@ import { ErrorBanner } from './ui/error-banner.js';
 import { Header } from './ui/header.js';
 import { InspectToggle } from './ui/inspect-toggle.js';
 import { RetryBanner } from './ui/retry-banner.js';
+import { SessionBanner } from './ui/session-banner.js';
 import { Sidebar } from './ui/sidebar.js';
 import { StatusBar } from './ui/status-bar.js';
 
@@ -36,6 +37,11 @@ export function startDemo(
   const retry = new RetryBanner();
   const activity = new ActivityPanel();
   const errors = new ErrorBanner(() => controller.dismissError());
+  const sessionBanner = new SessionBanner({
+    continueTurn: () => void controller.continueInterrupted(),
+    discardTurn: () => void controller.discardInterrupted(),
+    takeOver: () => void controller.takeOver(),
+  });
   const settings = new SettingsDialog((next) => void controller.applySettings(saveEndpointSettings(next)));
   const inspect = new InspectToggle((observer) => controller.setInspector(observer));
   const header = new Header({
@@ -58,6 +64,7 @@ export function startDemo(
         'main',
         { class: 'main' },
         errors.element,
+        sessionBanner.element,
         chat.element,
         retry.element,
         composer.element,
@@ -74,6 +81,7 @@ export function startDemo(
     header.update(state, controller.settings.baseURL);
     composer.update(state);
     errors.update(state.error);
+    sessionBanner.update(state);
     sidebar.setActive(state.sessionId);
     document.body.dataset['phase'] = state.phase;
     if (state.sessionId !== shownSession) {

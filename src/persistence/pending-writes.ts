@@ -24,6 +24,8 @@ export interface PendingWritesOptions {
    * claimed the session; persistence stops for this session.
    */
   onWriterReplaced?: () => void;
+  /** Called once a write was stored (at most once per burst: a burst settles together). */
+  onStored?: () => void;
 }
 
 /** What a session has handed to storage and not yet seen settle. */
@@ -59,7 +61,7 @@ export class PendingWrites {
       write = Promise.reject(error);
     }
     const tracked = write.then(
-      () => undefined,
+      () => this.#stored(),
       (error: unknown) => {
         if (this.#stopped) return;
         if (isWriterReplaced(error) && this.options.onWriterReplaced) {
@@ -86,6 +88,18 @@ export class PendingWrites {
       const settled = await withTimeout(Promise.all([...this.#inFlight.keys()]), left, undefined, clock);
       if (settled === TIMED_OUT && this.#inFlight.size > 0) this.#stop();
     }
+  }
+
+  #storedPending = false;
+
+  #stored(): void {
+    const { onStored } = this.options;
+    if (!onStored || this.#storedPending) return;
+    this.#storedPending = true;
+    queueMicrotask(() => {
+      this.#storedPending = false;
+      onStored();
+    });
   }
 
   /** Stops persistence without a report: the session is no longer this writer's to write. */

@@ -34,7 +34,8 @@ export interface SessionStorage {
   deleteSession(sessionId: string): Promise<void>;
   /**
    * Optional fencing: makes the caller the session's only writer and returns its epoch (greater
-   * than every epoch returned before for that session). Writes carrying an older epoch are refused.
+   * than every epoch returned before for that session). Writes carrying an older epoch are refused;
+   * so are all writes carrying an epoch after `deleteSession`, until the next claim.
    */
   claimWriter?(sessionId: string): Promise<number>;
   /** Optional: keeps (or with `null` clears) the streaming text of the running turn. */

@@ -11,6 +11,7 @@ import type { MemoryStorage, SessionStorage } from '../ports/storage.js';
 import type { ProviderDirectory } from '../providers/provider-directory.js';
 import type { SkillManager } from '../skills/skill-manager.js';
 import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
+import type { ToolSources } from '../tools/tool-sources.js';
 
 /** What `build()` hands to the `Agent`. */
 export interface AgentServices {
@@ -21,11 +22,13 @@ export interface AgentServices {
   tools: ToolDispatcher;
   /** Characters of the tool specs' JSON, for token estimates (computed once). */
   toolSpecsChars: number;
+  /** Tools that arrive per request (e.g. from MCP servers). */
+  toolSources: ToolSources;
   hooks: HookRegistry;
   skills: SkillManager;
   plugins: PluginManager;
   sessionStorage: SessionStorage | null;
   memoryStorage: MemoryStorage | null;
-  /** Who may write a session, across tabs; `null`: no lock (fencing alone, if the storage has it). */
+  /** Who may write a session across tabs; `null`: no lock (storage fencing alone, if any). */
   sessionLock: SessionLock | null;
 }

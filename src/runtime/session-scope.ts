@@ -51,6 +51,8 @@ export class SessionScope {
   interrupted: LoadedInterruptedTurn | null = null;
   /** Tells the Session machine that another writer took the session over (set once it runs). */
   onLockLost: ((by: 'steal' | 'writer_replaced') => void) | null = null;
+  /** Called after writes of this session were stored (tells the other tabs). */
+  onStored: (() => void) | null = null;
   /** The renderable conversation (`session.conversation`). */
   readonly conversation: ConversationView;
   /** The user's `always` answers, by tool: they hold for the session, resumed ones included. */
@@ -85,6 +87,7 @@ export class SessionScope {
         timeoutMs: config.storageTimeoutMs,
         clock: services.clock,
         onWriterReplaced: () => this.onLockLost?.('writer_replaced'),
+        onStored: () => this.onStored?.(),
       },
     );
     this.drafts = new DraftCheckpoint(id, services.sessionStorage, {

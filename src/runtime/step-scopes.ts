@@ -7,7 +7,8 @@
 import { compactionThreshold } from '../context/token-estimate.js';
 import { loadSessionMemories, runMemoryExtraction, type MemoryScope } from '../memory/extraction.js';
 import { TOOL_STARTED_KEY } from '../persistence/metadata-keys.js';
-import type { Message } from '../types.js';
+import { NO_SOURCED_TOOLS } from '../tools/tool-sources.js';
+import type { Message, ToolSpec } from '../types.js';
 import type { SessionScope } from './session-scope.js';
 import type { ApprovalsScope, CancelApprovalsScope } from './steps/await-approvals.js';
 import type { CloseSessionScope } from './steps/close-session.js';
@@ -34,9 +35,32 @@ function turnChannel(session: SessionScope, turn: TurnRun) {
   };
 }
 
-function estimator(session: SessionScope) {
+function estimator(session: SessionScope, turn: TurnRun) {
   return (systemPrompt: string, messages?: readonly Message[]) =>
-    session.history.estimateTokens(systemPrompt.length, session.services.toolSpecsChars, messages);
+    session.history.estimateTokens(
+      systemPrompt.length,
+      session.services.toolSpecsChars + turn.sourcedTools.specsChars,
+      messages,
+    );
+}
+
+/** The request's tool specs: the registered tools', then the tool sources'. */
+function requestToolSpecs(session: SessionScope, turn: TurnRun): readonly ToolSpec[] {
+  const { specs } = turn.sourcedTools;
+  return specs.length === 0 ? session.services.tools.specs : [...session.services.tools.specs, ...specs];
+}
+
+/** Resolves the tool sources' tools into the turn's side channel, reporting into the turn. */
+function sourcedToolsResolver(session: SessionScope, turn: TurnRun) {
+  const sources = session.services.toolSources;
+  return async (signal: AbortSignal) => {
+    if (sources.size === 0) return;
+    turn.sourcedTools = await sources.resolve(signal, {
+      report: (error) => session.report(turn.id, error),
+      turn: turn.unavailableSources,
+      session: sources.sessionReports(session),
+    });
+  };
 }
 
 /** The session's memory work, or `null` without memory config or storage. */
@@ -97,7 +121,8 @@ export function prepareScope(session: SessionScope, turn: TurnRun): PrepareScope
   const { compaction } = session.services.config;
   return {
     prompt: turn.prompt,
-    estimateTokens: estimator(session),
+    estimateTokens: estimator(session, turn),
+    resolveSourcedTools: sourcedToolsResolver(session, turn),
     compactionThreshold: compaction.enabled
       ? compactionThreshold(session.model.contextWindow, compaction)
       : null,
@@ -113,7 +138,7 @@ export function compactScope(session: SessionScope, turn: TurnRun): CompactScope
     history: session.history,
     prompt: turn.prompt,
     sessionPrompt: session.prompt,
-    estimateTokens: estimator(session),
+    estimateTokens: estimator(session, turn),
     threshold: compactionThreshold(session.model.contextWindow, compaction),
     keepRecentToolResults: compaction.keepRecentToolResults,
     keepRecentRatio: compaction.keepRecentRatio,
@@ -129,7 +154,7 @@ export function streamScope(session: SessionScope, turn: TurnRun): StreamScope {
     prompt: turn.prompt,
     history: session.history,
     append: (message) => session.append(message),
-    tools: session.services.tools.specs,
+    tools: requestToolSpecs(session, turn),
     draft: turn.draft,
     checkpointDraft: session.drafts.enabled ? (text) => session.drafts.note(turn.id, text) : null,
     clearDraft: () => void session.drafts.clear(),
@@ -150,7 +175,11 @@ export function reviewScope(session: SessionScope, turn: TurnRun): ReviewScope {
   const { emit, report } = turnChannel(session, turn);
   const { config, tools } = session.services;
   return {
-    tools,
+    // The request's source tools (MCP) are asked about like registered ones.
+    tools: {
+      tool: (name) => tools.tool(name, turn.sourcedTools.byName),
+      validArguments: (call) => tools.validArguments(call, turn.sourcedTools.byName),
+    },
     pendingCalls: turn.pendingCalls,
     policy: config.approval.policy,
     rules: session.approvalRules,
@@ -184,7 +213,7 @@ export function cancelApprovalsScope(session: SessionScope, turn: TurnRun): Canc
 export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchScope {
   const { emit, report } = turnChannel(session, turn);
   return {
-    tools: session.services.tools,
+    tools: toolsOfRequest(session, turn),
     pendingCalls: turn.pendingCalls,
     cancelSignal: turn.toolCancel.signal,
     emit,
@@ -193,6 +222,21 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
     markStarted: (callId) => {
       session.record({ type: 'metadata', key: TOOL_STARTED_KEY, value: { turnId: turn.id, callId } });
       return session.writes.drain();
+    },
+  };
+}
+
+/** The dispatcher, finding the current request's source tools by name too. */
+function toolsOfRequest(session: SessionScope, turn: TurnRun): ToolBatchScope['tools'] {
+  const { tools, toolSources } = session.services;
+  if (toolSources.size === 0) return tools;
+  return {
+    runBatch: async (calls, ctx) => {
+      // A continued turn runs its calls before any request was prepared in this page's life.
+      if (turn.sourcedTools === NO_SOURCED_TOOLS && calls.some((call) => !tools.has(call.toolName))) {
+        await sourcedToolsResolver(session, turn)(ctx.cancelSignal);
+      }
+      return tools.runBatch(calls, { ...ctx, sourcedTools: turn.sourcedTools.byName });
     },
   };
 }

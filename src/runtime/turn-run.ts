@@ -9,6 +9,7 @@
 import type { Observable } from 'rxjs';
 import { ApprovalDesk } from '../approval/approval-desk.js';
 import type { TurnPrompt } from '../prompt/session-prompt.js';
+import { NO_SOURCED_TOOLS, type SourcedTools } from '../tools/tool-sources.js';
 import type { AgentEvent, ToolCallRequest, TurnResult, UserInput } from '../types.js';
 
 /** The response being streamed: it outlives the streaming step, so a cancel can keep it. */
@@ -48,6 +49,10 @@ export class TurnRun {
   readonly pendingCalls = new Map<string, ToolCallRequest>();
   /** The calls of the batch that wait for the user, and where their answers go. */
   readonly approvals = new ApprovalDesk();
+  /** The tool sources' tools of the current request (resolved while preparing it). */
+  sourcedTools: SourcedTools = NO_SOURCED_TOOLS;
+  /** Tool sources already reported unavailable in this turn. */
+  readonly unavailableSources = new Set<string>();
   /** Settles when the turn has ended and is durable; never rejects. */
   readonly result: Promise<TurnResult>;
   readonly settle: (result: TurnResult) => void;

@@ -107,8 +107,8 @@ function provideTurnMachine() {
       resumeTurn: turnStep('resumeTurn', (s, t, input: StepInput, signal) =>
         resumeTurn(scopes.resumeScope(s, t), input, signal),
       ),
-      prepareRequest: turnStep('prepareRequest', (s, t, input) =>
-        prepareRequest(scopes.prepareScope(s, t), input),
+      prepareRequest: turnStep('prepareRequest', (s, t, input, signal) =>
+        prepareRequest(scopes.prepareScope(s, t), input, signal),
       ),
       compactContext: turnStep('compactContext', (s, t, input, signal) =>
         compactContext(scopes.compactScope(s, t), input, signal),

@@ -4,22 +4,34 @@
  * @module
  */
 import { Errors } from '../errors.js';
-import type { SessionStorage } from '../ports/storage.js';
+import { generateId } from '../ids.js';
+import type { SaveEventOptions, SessionDraft, SessionStorage } from '../ports/storage.js';
 import { SessionEventSchema } from '../types.js';
 import type { SessionEvent, SessionPage, SessionSummary } from '../types.js';
 import { parseInput } from '../validate.js';
 import { compareNewestFirst, pageNewestFirst, parsePageRequest } from './cursor.js';
 import { applyEventToSummary, matchesQuery, normalizeQuery, searchableText } from './session-summary.js';
+import { nextEpoch, parseDraft, parseWriterEpoch, staleWriteError } from './writer-fencing.js';
 
 interface StoredSession {
   summary: SessionSummary;
   events: SessionEvent[];
 }
 
+/** Options of {@link InMemorySessionStorage}. */
+export interface InMemorySessionStorageOptions {
+  /**
+   * Names the cross-tab lock and change channel of its sessions. Default: a name unique to this
+   * instance, since no other instance shares its data (two in-memory storages never share locks).
+   */
+  namespace?: string;
+}
+
 /**
  * A {@link SessionStorage} in memory. Meets the shared storage contract: events are validated
  * (`INVALID_INPUT` naming the failing path) and stored as copies, so neither the caller's later
- * changes to a saved event nor changes to returned values reach the stored data.
+ * changes to a saved event nor changes to returned values reach the stored data. It fences
+ * writers (`claimWriter`, `saveEvent(..., { writerEpoch })`) and keeps drafts.
  *
  * @example
  * const storage = new InMemorySessionStorage();
@@ -29,12 +41,31 @@ interface StoredSession {
  *   .build();
  */
 export class InMemorySessionStorage implements SessionStorage {
+  readonly namespace: string;
   readonly #sessions = new Map<string, StoredSession>();
+  /** The current writer epoch per session, and the highest epoch handed out for any session. */
+  readonly #epochs = new Map<string, number>();
+  #epochCounter = 0;
+  readonly #drafts = new Map<string, SessionDraft>();
 
-  /** Appends `event` to the session `sessionId`, creating the session on its first event. */
-  async saveEvent(sessionId: string, event: SessionEvent): Promise<void> {
+  constructor(options: InMemorySessionStorageOptions = {}) {
+    const namespace = options.namespace;
+    if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
+      throw Errors.invalidInput('namespace must be a non-empty string');
+    }
+    this.namespace = namespace ?? `in-memory-${generateId()}`;
+  }
+
+  /**
+   * Appends `event` to the session `sessionId`, creating the session on its first event. With
+   * `options.writerEpoch`, refused (`STORAGE_ERROR`, cause `SESSION_WRITER_REPLACED`) unless it
+   * is the session's current epoch.
+   */
+  async saveEvent(sessionId: string, event: SessionEvent, options?: SaveEventOptions): Promise<void> {
     assertSessionId(sessionId);
     const valid = copy(parseInput(SessionEventSchema, event, 'event'));
+    const stale = staleWriteError(sessionId, parseWriterEpoch(options), this.#epochs.get(sessionId));
+    if (stale) throw stale;
     const stored = this.#sessions.get(sessionId);
     const summary = applyEventToSummary(stored?.summary ?? null, sessionId, valid);
     if (stored === undefined) {
@@ -75,10 +106,36 @@ export class InMemorySessionStorage implements SessionStorage {
     return copy(found);
   }
 
-  /** Removes the session and its events; a no-op for an unknown id. */
+  /** Removes the session, its events, draft and writer claim; a no-op for an unknown id. */
   async deleteSession(sessionId: string): Promise<void> {
     assertSessionId(sessionId);
     this.#sessions.delete(sessionId);
+    this.#drafts.delete(sessionId);
+    this.#epochs.delete(sessionId);
+  }
+
+  /** Makes the caller the session's only writer (the session need not exist yet); returns its epoch. */
+  async claimWriter(sessionId: string): Promise<number> {
+    assertSessionId(sessionId);
+    const epoch = nextEpoch(this.#epochCounter, this.#epochs.get(sessionId));
+    this.#epochCounter = epoch;
+    this.#epochs.set(sessionId, epoch);
+    return epoch;
+  }
+
+  /** Keeps the running turn's streamed text (replacing the previous draft); `null` clears it. */
+  async saveDraft(sessionId: string, draft: SessionDraft | null): Promise<void> {
+    assertSessionId(sessionId);
+    const valid = parseDraft(draft);
+    if (valid === null) this.#drafts.delete(sessionId);
+    else this.#drafts.set(sessionId, copy(valid));
+  }
+
+  /** The draft last saved for the session, or `null`. */
+  async loadDraft(sessionId: string): Promise<SessionDraft | null> {
+    assertSessionId(sessionId);
+    const draft = this.#drafts.get(sessionId);
+    return draft === undefined ? null : copy(draft);
   }
 }
 

@@ -67,6 +67,11 @@ export interface ToolBatchContext {
   /** Calls denied approval, by id: the result text each gets instead of running. */
   denied?: ReadonlyMap<string, string>;
   /**
+   * The tool sources' tools of the request these calls answer, by name (never a registered
+   * tool's name). They run like registered ones.
+   */
+  sourcedTools?: ReadonlyMap<string, ToolHandler>;
+  /**
    * Awaited before a mutating tool executes (never rejects): the runtime stores that the call
    * started, so a reload while it runs knows it may have taken effect.
    */
@@ -127,17 +132,20 @@ export class ToolDispatcher {
     return this.#tools.has(name);
   }
 
-  /** The registered tool named `name`. */
-  tool(name: string): ToolHandler | undefined {
-    return this.#tools.get(name);
+  /** The registered tool named `name`, else the source tool of that name in `sourced`. */
+  tool(name: string, sourced?: ReadonlyMap<string, ToolHandler>): ToolHandler | undefined {
+    return this.#tools.get(name) ?? sourced?.get(name);
   }
 
   /**
    * A call's arguments parsed and validated by its tool's schema, as its execution would get
    * them; `null` for an unknown tool or invalid arguments (the call's run reports those).
    */
-  async validArguments(call: ToolCallRequest): Promise<{ value: unknown } | null> {
-    const tool = this.#tools.get(call.toolName);
+  async validArguments(
+    call: ToolCallRequest,
+    sourced?: ReadonlyMap<string, ToolHandler>,
+  ): Promise<{ value: unknown } | null> {
+    const tool = this.tool(call.toolName, sourced);
     const parsed = parseJsonArguments(call.arguments);
     if (tool === undefined || !parsed.ok) return null;
     const checked = await validateArguments(tool, parsed.value, ToolResultTexts.invalidArguments);
@@ -154,12 +162,21 @@ export class ToolDispatcher {
    * one result per call, in call order. Never rejects: every problem becomes an error result.
    */
   async runBatch(calls: readonly ToolCallRequest[], ctx: ToolBatchContext): Promise<ToolCallResult[]> {
-    if (calls.some((call) => this.isMutating(call.toolName))) {
+    if (calls.some((call) => this.#find(call.toolName, ctx)?.mutating === true)) {
       const results: ToolCallResult[] = [];
       for (const call of calls) results.push(await this.#runCallSafely(call, ctx));
       return results;
     }
     return Promise.all(calls.map((call) => this.#runCallSafely(call, ctx)));
+  }
+
+  /** A registered tool, else one of the request's source tools. */
+  #find(name: string, ctx: ToolBatchContext): ToolHandler | undefined {
+    return this.#tools.get(name) ?? ctx.sourcedTools?.get(name);
+  }
+
+  #namesFor(ctx: ToolBatchContext): readonly string[] {
+    return ctx.sourcedTools?.size ? [...this.#names, ...ctx.sourcedTools.keys()] : this.#names;
   }
 
   async #runCallSafely(call: ToolCallRequest, ctx: ToolBatchContext): Promise<ToolCallResult> {
@@ -190,13 +207,13 @@ export class ToolDispatcher {
     if (ctx.cancelSignal.aborted) return skippedResult(call, args);
 
     const hookCtx: HookContext = { sessionId: ctx.sessionId, turnId: ctx.turnId };
-    const tool = this.#tools.get(call.toolName);
+    const tool = this.#find(call.toolName, ctx);
     let problem: string | null = null;
     let abortReason: string | null = null;
     let validArgs: unknown;
 
     // 1. Arguments: a problem here ends the call with an error result (no hooks).
-    if (tool === undefined) problem = ToolResultTexts.unknownTool(call.toolName, this.#names);
+    if (tool === undefined) problem = ToolResultTexts.unknownTool(call.toolName, this.#namesFor(ctx));
     else if (!parsed.ok) problem = ToolResultTexts.invalidJson(call.toolName, parsed.problem);
     else {
       let checked = validateArguments(tool, args, ToolResultTexts.invalidArguments);

@@ -7,6 +7,7 @@ import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import {
+  AgentBuilder,
   defineTool,
   InMemorySessionStorage,
   type AgentEvent,
@@ -17,7 +18,7 @@ import {
   type SessionEvent,
   type ToolHandler,
 } from '../../src/index.js';
-import { reply, type ScriptedModelProvider } from '../../src/testing/index.js';
+import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/index.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
 import { eventsOf, types } from '../support/events.js';
@@ -749,6 +750,29 @@ describe('approval in session.conversation', () => {
     expect(resumedItems.map((i) => (i.kind === 'tool' ? [i.callId, i.status] : i.kind))).toEqual(
       live.map((i) => (i.kind === 'tool' ? [i.callId, i.status] : i.kind)),
     );
+    await agent.shutdown();
+  });
+});
+
+describe('approval of tools from a tool source', () => {
+  it('a source tool that needs approval waits like a registered one', async () => {
+    const remote = guardedTool('remote_write');
+    const provider = new ScriptedModelProvider({
+      script: [
+        reply.toolCalls([{ name: 'remote_write', arguments: { text: 'x' }, callId: 'c1' }]),
+        reply.text('done'),
+      ],
+    });
+    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
+      .registerModelProvider(provider)
+      .registerToolSource({ id: 'remote', tools: async () => [remote.tool] })
+      .build();
+    const turn = await (await agent.newSession()).sendMessage('go');
+    await requested(turn, 'c1');
+    expect(remote.log).toEqual([]);
+    await turn.approve('c1');
+    await turn.result;
+    expect(remote.log).toEqual(['start:x', 'end:x']);
     await agent.shutdown();
   });
 });

@@ -12,7 +12,7 @@ import {
   IndexedDbMemoryStorage,
   IndexedDbSessionStorage,
 } from '../../src/storage/indexeddb/index.js';
-import { MIGRATIONS, type AgentDB } from '../../src/storage/indexeddb/schema.js';
+import { MIGRATIONS, type AgentDB, type UpgradeTransaction } from '../../src/storage/indexeddb/schema.js';
 import type { Memory, SessionEvent, SessionSummary } from '../../src/types.js';
 import { check } from '../../src/testing/contracts/check.js';
 import { deferred } from '../support/waits.js';
@@ -56,12 +56,16 @@ const memory = (id: string, content: string, seconds: number): Memory => ({
 function openRaw(
   env: IdbEnv,
   version?: number,
-  upgrade?: (db: IDBPDatabase<AgentDB>, oldVersion: number) => void,
+  upgrade?: (db: IDBPDatabase<AgentDB>, oldVersion: number, tx: UpgradeTransaction) => void,
 ): Promise<IDBPDatabase<AgentDB>> {
   const request = env.indexedDB.open(env.dbName, version);
   if (upgrade) {
     request.onupgradeneeded = (event) =>
-      upgrade(wrap(request.result) as IDBPDatabase<AgentDB>, event.oldVersion);
+      upgrade(
+        wrap(request.result) as IDBPDatabase<AgentDB>,
+        event.oldVersion,
+        wrap(request.transaction!) as unknown as UpgradeTransaction,
+      );
   }
   return wrap(request) as Promise<IDBPDatabase<AgentDB>>;
 }
@@ -129,7 +133,11 @@ export const indexedDbCases: IdbCase[] = [
         'database after the first use',
       );
       const raw = await openRaw(env);
-      check.deepEqual([...raw.objectStoreNames].sort(), ['events', 'memories', 'sessions'], 'stores');
+      check.deepEqual(
+        [...raw.objectStoreNames].sort(),
+        ['drafts', 'events', 'memories', 'sessions', 'writers'],
+        'stores',
+      );
       const tx = raw.transaction(['sessions', 'events', 'memories']);
       check.deepEqual([...tx.objectStore('sessions').indexNames], ['byUpdate'], 'session indexes');
       check.deepEqual([...tx.objectStore('memories').indexNames], ['byNamespaceUpdate'], 'memory indexes');
@@ -139,9 +147,9 @@ export const indexedDbCases: IdbCase[] = [
     },
   },
   {
-    name: 'upgrades a version 1 database to version 2 and keeps its sessions, events and memories',
+    name: 'upgrades a version 1 database to the current version and keeps its sessions, events and memories',
     async run(env) {
-      check.equal(DB_VERSION, 2, 'current schema version');
+      check.equal(DB_VERSION, 3, 'current schema version');
       const summary: SessionSummary = {
         id: 'old',
         title: 'from v1',
@@ -180,11 +188,81 @@ export const indexedDbCases: IdbCase[] = [
       check.equal((await summaryOf(storage, 'old')).eventCount, 3, 'eventCount continues');
 
       const v2 = await openRaw(env);
-      check.equal(v2.version, 2, 'version after the upgrade');
+      check.equal(v2.version, DB_VERSION, 'version after the upgrade');
       const tx = v2.transaction(['sessions', 'memories']);
       check.deepEqual([...tx.objectStore('sessions').indexNames], ['byUpdate'], 'v2 session index');
       check.deepEqual([...tx.objectStore('memories').indexNames], ['byNamespaceUpdate'], 'v2 memory index');
       v2.close();
+      await storage.close();
+      await memories.close();
+    },
+  },
+  {
+    name: 'upgrades a version 2 database to version 3: its sessions stay, and writer fencing and drafts work on them',
+    async run(env) {
+      const summary: SessionSummary = {
+        id: 'old',
+        title: 'from v2',
+        modelId: 'm',
+        createdAt: at(1),
+        updatedAt: at(2),
+        turnCount: 1,
+        eventCount: 2,
+      };
+      const v2 = await openRaw(env, 2, (db, oldVersion, tx) => {
+        // The schema steps of the previous release, as it ran them.
+        for (let version = oldVersion; version < 2; version++) MIGRATIONS[version]!(db, tx);
+      });
+      check.deepEqual([...v2.objectStoreNames].sort(), ['events', 'memories', 'sessions'], 'v2 stores');
+      await v2.put('sessions', summary);
+      await v2.put('events', { sessionId: 'old', seq: 0, event: userEvent(1, 'from v2') });
+      await v2.put('events', { sessionId: 'old', seq: 1, event: toolResultEvent(2, 'result') });
+      await v2.put('memories', memory('m1', 'kept across the upgrade', 3));
+      v2.close();
+
+      const storage = sessions(env);
+      const memories = new IndexedDbMemoryStorage({ indexedDB: env.indexedDB, dbName: env.dbName });
+      check.deepEqual(
+        await storage.listSessions(null, 10),
+        { sessions: [summary], nextCursor: null },
+        'listed',
+      );
+      check.deepEqual(
+        await storage.loadSession('old'),
+        [userEvent(1, 'from v2'), toolResultEvent(2, 'result')],
+        'events',
+      );
+      check.deepEqual(await memories.search('ns', 'upgrade', 5), [
+        memory('m1', 'kept across the upgrade', 3),
+      ]);
+      check.equal(await storage.loadDraft('old'), null, 'no draft yet');
+      const draft = { turnId: 't1', text: 'streamed so far', updatedAt: at(3) };
+      await storage.saveDraft('old', draft);
+      check.deepEqual(await storage.loadDraft('old'), draft, 'draft');
+
+      const first = await storage.claimWriter('old');
+      const second = await storage.claimWriter('old');
+      check.ok(second > first, `epochs grow (${first}, then ${second})`);
+      await check.rejects(
+        storage.saveEvent('old', userEvent(3, 'stale'), { writerEpoch: first }),
+        'STORAGE_ERROR',
+        'stale write',
+      );
+      await storage.saveEvent('old', userEvent(4, 'current'), { writerEpoch: second });
+      check.deepEqual(
+        await storage.loadSession('old'),
+        [userEvent(1, 'from v2'), toolResultEvent(2, 'result'), userEvent(4, 'current')],
+        'events after the upgrade',
+      );
+
+      const v3 = await openRaw(env);
+      check.equal(v3.version, 3, 'version after the upgrade');
+      check.deepEqual(
+        [...v3.objectStoreNames].sort(),
+        ['drafts', 'events', 'memories', 'sessions', 'writers'],
+        'v3 stores',
+      );
+      v3.close();
       await storage.close();
       await memories.close();
     },
@@ -495,6 +573,100 @@ export const indexedDbCases: IdbCase[] = [
         [userEvent(1, 'pending'), userEvent(2, 'after close')],
         'events',
       );
+      await storage.close();
+    },
+  },
+  {
+    name: 'fencing across two storages on one database (two tabs): the later claim wins, the earlier writer is refused',
+    async run(env) {
+      const [a, b] = [sessions(env), sessions(env)];
+      check.equal(a.namespace, env.dbName, 'namespace is the database name');
+      const epochA = await a.claimWriter('s1');
+      await a.saveEvent('s1', userEvent(1, 'A before'), { writerEpoch: epochA });
+      const epochB = await b.claimWriter('s1');
+      check.ok(epochB > epochA, `B's epoch ${epochB} is greater than A's ${epochA}`);
+      const late = await check.rejects(
+        a.saveEvent('s1', userEvent(2, 'A late'), { writerEpoch: epochA }),
+        'STORAGE_ERROR',
+        "A's write after B's claim",
+      );
+      check.equal((late.cause as { code?: string }).code, 'SESSION_WRITER_REPLACED', 'cause');
+      await b.saveEvent('s1', userEvent(3, 'B'), { writerEpoch: epochB });
+      for (const storage of [a, b]) {
+        check.deepEqual(
+          await storage.loadSession('s1'),
+          [userEvent(1, 'A before'), userEvent(3, 'B')],
+          'history seen by either tab',
+        );
+      }
+      // A claim on another session in the other tab still grows the shared counter.
+      check.ok((await a.claimWriter('s2')) > epochB, 'epochs grow across sessions and tabs');
+      await a.close();
+      await b.close();
+    },
+  },
+  {
+    name: 'a stale write is refused alone: the other writes of its batch are stored, in order',
+    async run(env) {
+      const storage = sessions(env);
+      const old = await storage.claimWriter('s1');
+      const current = await storage.claimWriter('s1');
+      // Called in one tick, so they share one transaction.
+      const writes = [
+        storage.saveEvent('s1', userEvent(1, 'current one'), { writerEpoch: current }),
+        storage.saveEvent('s1', userEvent(2, 'stale'), { writerEpoch: old }),
+        storage.saveEvent('other', userEvent(3, 'unfenced')),
+        storage.saveDraft('s1', { turnId: 't1', text: 'draft', updatedAt: at(4) }),
+        storage.saveEvent('s1', userEvent(5, 'current two'), { writerEpoch: current }),
+      ];
+      const outcomes = await Promise.allSettled(writes);
+      check.deepEqual(
+        outcomes.map((outcome) => outcome.status),
+        ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled'],
+        'outcomes',
+      );
+      check.deepEqual(
+        await storage.loadSession('s1'),
+        [userEvent(1, 'current one'), userEvent(5, 'current two')],
+        'fenced session',
+      );
+      check.deepEqual(await storage.loadSession('other'), [userEvent(3, 'unfenced')], 'other session');
+      check.equal((await summaryOf(storage, 's1')).eventCount, 2, 'eventCount');
+      check.equal((await storage.loadDraft('s1'))?.text, 'draft', 'draft');
+      await storage.close();
+    },
+  },
+  {
+    name: 'deleteSession removes the draft and the writer record; a corrupt writer record refuses fenced writes until the next claim',
+    async run(env) {
+      const { reports, onCorruptRecord } = corruptRecords();
+      const storage = sessions(env, { onCorruptRecord });
+      const epoch = await storage.claimWriter('s1');
+      await storage.saveEvent('s1', userEvent(1, 'hi'), { writerEpoch: epoch });
+      await storage.saveDraft('s1', { turnId: 't1', text: 'draft', updatedAt: at(2) });
+      await storage.deleteSession('s1');
+      const raw = await openRaw(env);
+      check.equal(await raw.get('drafts', 's1'), undefined, 'draft record after delete');
+      check.equal(await raw.get('writers', 's1'), undefined, 'writer record after delete');
+      check.equal(await raw.get('writers', 0), epoch, 'the epoch counter stays');
+
+      const next = await storage.claimWriter('s1');
+      await raw.put('writers', 'not a number', 's1');
+      raw.close();
+      await check.rejects(
+        storage.saveEvent('s1', userEvent(3, 'fenced'), { writerEpoch: next }),
+        'STORAGE_ERROR',
+        'fenced write over a corrupt writer record',
+      );
+      check.deepEqual(
+        reports.map((r) => [r.store, r.key]),
+        [['writers', 's1']],
+        'corrupt record reported',
+      );
+      const again = await storage.claimWriter('s1');
+      check.ok(again > next, 'the next claim is greater');
+      await storage.saveEvent('s1', userEvent(4, 'after the claim'), { writerEpoch: again });
+      check.deepEqual(await storage.loadSession('s1'), [userEvent(4, 'after the claim')], 'events');
       await storage.close();
     },
   },

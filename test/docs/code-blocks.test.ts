@@ -1,7 +1,8 @@
 /**
  * Every ```ts block of the documentation is a complete example, and this test runs each one as
- * written: the block is written to `test/.generated/docs/` with its `youyou-agent` and
- * `youyou-agent/openai` and `youyou-agent/testing` imports pointed at this repository's sources, all of them are
+ * written: the block is written to `test/.generated/docs/` with its `youyou-agent`,
+ * `youyou-agent/openai`, `youyou-agent/testing` and `youyou-agent/mcp` imports pointed at this
+ * repository's sources, all of them are
  * type-checked with the project's compiler options (diagnostics name the Markdown file and line),
  * then each is imported and run. What it prints (console.log, info, warn and error, formatted as
  * Node formats them) must equal the ```text block that directly follows it — and a block with no
@@ -25,6 +26,7 @@ const SOURCES = {
   'youyou-agent': 'src/index.js',
   'youyou-agent/openai': 'src/openai.js',
   'youyou-agent/testing': 'src/testing/index.js',
+  'youyou-agent/mcp': 'src/mcp.js',
 } as const;
 
 /** The documentation's examples, each with the file it is written to. */

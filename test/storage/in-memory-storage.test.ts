@@ -47,6 +47,16 @@ describe('InMemorySessionStorage input checks', () => {
   });
 });
 
+describe('InMemorySessionStorage namespace', () => {
+  it('is unique per instance unless given, so two in-memory storages never share a lock', async () => {
+    const [a, b] = [new InMemorySessionStorage(), new InMemorySessionStorage()];
+    expect(a.namespace).toMatch(/^in-memory-/);
+    expect(a.namespace).not.toBe(b.namespace);
+    expect(new InMemorySessionStorage({ namespace: 'shared' }).namespace).toBe('shared');
+    await expectAgentError(() => new InMemorySessionStorage({ namespace: '' }), 'INVALID_INPUT', 'namespace');
+  });
+});
+
 describe('InMemoryMemoryStorage input checks', () => {
   const memory: Memory = {
     id: 'm',

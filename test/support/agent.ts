@@ -18,9 +18,11 @@ import {
   type ModelInfo,
   type ModelProvider,
   type Plugin,
+  type SessionLock,
   type SessionStorage,
   type SkillDefinition,
   type ToolHandler,
+  type ToolSource,
 } from '../../src/index.js';
 import { ScriptedModelProvider, SCRIPTED_MODEL, type ScriptStep } from '../../src/testing/index.js';
 
@@ -35,6 +37,8 @@ export interface TestAgentOptions {
   models?: ModelInfo[];
   /** Tools, registered in order. */
   tools?: ToolHandler[];
+  /** Tool sources, registered in order. */
+  toolSources?: ToolSource[];
   /** Skills, registered in order. */
   skills?: SkillDefinition[];
   /** Plugins in registration order; `[plugin, config]` passes the plugin its config. */
@@ -45,6 +49,8 @@ export interface TestAgentOptions {
   memoryStorage?: MemoryStorage;
   /** `config.memory`, e.g. `{ namespace: 'user-1' }`. */
   memory?: AgentConfig['memory'];
+  /** `registerSessionLock(lock)`; unset: the default (none in Node). */
+  lock?: SessionLock | null;
   /** More config. `defaultModel` defaults to the provider's first model. */
   config?: Partial<AgentConfig>;
 }
@@ -85,6 +91,7 @@ export async function createTestAgent(
     ...options.config,
   }).registerModelProvider(provider);
   for (const tool of options.tools ?? []) builder = builder.registerTool(tool);
+  for (const source of options.toolSources ?? []) builder = builder.registerToolSource(source);
   for (const skill of options.skills ?? []) builder = builder.registerSkill(skill);
   for (const entry of options.plugins ?? []) {
     builder = Array.isArray(entry)
@@ -93,6 +100,7 @@ export async function createTestAgent(
   }
   if (sessionStorage) builder = builder.registerSessionStorage(sessionStorage);
   if (memoryStorage) builder = builder.registerMemoryStorage(memoryStorage);
+  if (options.lock !== undefined) builder = builder.registerSessionLock(options.lock);
   return { agent: await builder.build(), provider, sessionStorage, memoryStorage };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Builds the demo's agent: the offline model always, an `OpenAIProvider` when an endpoint is
- * set, the three demo tools, the demo skill and plugin, and IndexedDB for sessions and
- * memories. Rebuilt whenever the settings change (an agent's providers are fixed at build).
+ * set, the three demo tools, the tools of the MCP servers in the settings, the demo skill and
+ * plugin, and IndexedDB for sessions and memories. Rebuilt whenever the settings change (an agent's providers are fixed at build).
  * @module
  */
 import {
@@ -17,6 +17,7 @@ import { OFFLINE_MODEL_ID, OfflineModelProvider } from '../model/offline-model.j
 import { calculatorTool } from '../parts/calculator-tool.js';
 import { clockTool } from '../parts/clock-tool.js';
 import { createHookActivityPlugin, type HookActivityPlugin } from '../parts/hook-activity-plugin.js';
+import { mcpToolSources } from '../parts/mcp-tool-sources.js';
 import { notesTool } from '../parts/notes-tool.js';
 import { stepwiseSkill } from '../parts/stepwise-skill.js';
 import { hasEndpoint, type EndpointSettings } from '../settings/settings.js';
@@ -80,6 +81,7 @@ export async function buildDemoAgent(options: DemoAgentOptions): Promise<DemoAge
       }),
     );
   }
+  for (const source of mcpToolSources(settings.mcpServers)) builder = builder.registerToolSource(source);
   const agent = await builder
     .registerTool(calculatorTool)
     .registerTool(clockTool)

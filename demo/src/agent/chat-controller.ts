@@ -8,14 +8,16 @@
  * @module
  */
 import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rxjs';
-import type {
-  Conversation,
-  IndexedDbMemoryStorage,
-  IndexedDbSessionStorage,
-  InspectionObserver,
-  RunningTurn,
-  Session,
-  SessionSummary,
+import {
+  AgentError,
+  type Conversation,
+  type IndexedDbMemoryStorage,
+  type IndexedDbSessionStorage,
+  type InspectionObserver,
+  type InterruptedTurn,
+  type RunningTurn,
+  type Session,
+  type SessionSummary,
 } from 'youyou-agent';
 import { emptyConversation } from '../conversation/empty-conversation.js';
 import { OFFLINE_MODEL_ID } from '../model/offline-model.js';
@@ -35,6 +37,13 @@ export interface ChatState {
   offline: boolean;
   /** The last failure of an operation, for the error banner. */
   error: string | null;
+  /** The open session's turn a reload cut off, until it is continued or discarded. */
+  interrupted: Pick<InterruptedTurn, 'reason' | 'partialText'> | null;
+  /**
+   * A chat another tab holds (`held`: it could not be opened here) or took away from this tab
+   * (`lost`); `null` otherwise.
+   */
+  lock: { kind: 'held' | 'lost'; sessionId: string; modelId: string } | null;
 }
 
 export interface ChatControllerOptions {
@@ -50,6 +59,8 @@ export class ChatController {
     modelId: OFFLINE_MODEL_ID,
     offline: true,
     error: null,
+    interrupted: null,
+    lock: null,
   });
   readonly #conversation = new BehaviorSubject<Conversation>(emptyConversation(16_000));
   readonly #hooks = new BehaviorSubject<HookActivityPlugin | null>(null);
@@ -89,22 +100,53 @@ export class ChatController {
   /** Sends `text`, opening the session first if this is a new chat. */
   send(text: string): Promise<void> {
     return this.#serially(async () => {
-      if (this.#turn) return;
+      // A chat another tab holds is shown read-only until it is taken over.
+      if (this.#turn || this.#state.value.lock) return;
       const opened = !this.#session;
       if (opened) {
         this.#patch({ phase: 'opening' });
         this.#attach(await this.#agent().agent.newSession());
       }
-      const turn = await this.#session!.sendMessage(text);
-      this.#turn = turn;
-      this.#patch({ phase: 'running' });
+      // Sending closes an interrupted turn as it is (the runtime stores it first).
+      this.#track(await this.#session!.sendMessage(text));
       if (opened) this.#sessionsChanged.next(); // the list shows the new session while it answers
-      void summarizeTurn(turn).then((summary) => {
-        if (this.#turn === turn) this.#turn = null;
-        this.#turns.next(summary);
-        this.#sessionsChanged.next();
-        if (this.#state.value.phase === 'running') this.#patch({ phase: 'ready' });
-      });
+    });
+  }
+
+  /** Continues the turn a reload cut off, under its id. */
+  continueInterrupted(): Promise<void> {
+    return this.#serially(async () => {
+      if (this.#turn || !this.#session?.interruptedTurn) return;
+      this.#track(await this.#session.continueTurn());
+    });
+  }
+
+  /** Closes the turn a reload cut off, as it is. */
+  discardInterrupted(): Promise<void> {
+    return this.#serially(async () => {
+      await this.#session?.discardInterruptedTurn();
+      this.#patch({ interrupted: null });
+    });
+  }
+
+  /** Opens the chat another tab holds (or took), taking it away from that tab. */
+  takeOver(): Promise<void> {
+    return this.#serially(async () => {
+      const lock = this.#state.value.lock;
+      if (!lock) return;
+      await this.#closeCurrent();
+      await this.#resume(lock.sessionId, lock.modelId, 'steal');
+    });
+  }
+
+  #track(turn: RunningTurn): void {
+    this.#turn = turn;
+    this.#patch({ phase: 'running', interrupted: null });
+    void summarizeTurn(turn).then((summary) => {
+      if (this.#turn === turn) this.#turn = null;
+      this.#turns.next(summary);
+      this.#sessionsChanged.next();
+      if (this.#state.value.phase === 'running') this.#patch({ phase: 'ready' });
     });
   }
 
@@ -177,11 +219,20 @@ export class ChatController {
     if (open) await this.#resume(open.id, open.modelId);
   }
 
-  /** Resumes `id`; a model this agent does not serve is added to the endpoint's first. */
-  async #resume(id: string, modelId: string): Promise<void> {
-    this.#patch({ phase: 'opening' });
+  /**
+   * Resumes `id`; a model this agent does not serve is added to the endpoint's first. A chat
+   * another tab holds is not opened: the banner offers to take it over.
+   */
+  async #resume(id: string, modelId: string, ifLocked: 'reject' | 'steal' = 'reject'): Promise<void> {
+    this.#patch({ phase: 'opening', lock: null });
     if (modelId && !this.#agent().models.has(modelId)) await this.#rebuild([modelId]);
-    this.#attach(await this.#agent().agent.resumeSession(id));
+    try {
+      this.#attach(await this.#agent().agent.resumeSession(id, { ifLocked }));
+    } catch (error) {
+      if (!AgentError.isInstance(error) || error.code !== 'SESSION_LOCKED') throw error;
+      this.#showEmpty();
+      this.#patch({ lock: { kind: 'held', sessionId: id, modelId } });
+    }
   }
 
   async #rebuild(extraModels: readonly string[]): Promise<void> {
@@ -204,6 +255,7 @@ export class ChatController {
     this.#shown = session.conversation.subscribe((c) => this.#conversation.next(c));
     this.#shown.add(
       session.events.subscribe(({ turnId, payload }) => {
+        if (payload.type === 'session_lock_lost') return this.#lost(session);
         if (payload.type !== 'retry_scheduled') return;
         const { attempt, delayMs, error } = payload;
         this.#retries.next({ turnId, attempt, delayMs, message: error.message, startedAt: Date.now() });
@@ -214,6 +266,23 @@ export class ChatController {
       phase: 'ready',
       modelId: session.modelId,
       offline: session.modelId === OFFLINE_MODEL_ID,
+      interrupted: session.interruptedTurn && {
+        reason: session.interruptedTurn.reason,
+        partialText: session.interruptedTurn.partialText,
+      },
+      lock: null,
+    });
+  }
+
+  /** Another tab took `session` over: it closes itself; this tab keeps showing it, read-only. */
+  #lost(session: Session): void {
+    if (this.#session !== session) return;
+    this.#session = null;
+    this.#turn = null;
+    this.#patch({
+      phase: 'ready',
+      interrupted: null,
+      lock: { kind: 'lost', sessionId: session.id, modelId: session.modelId },
     });
   }
 
@@ -241,6 +310,8 @@ export class ChatController {
       phase: 'ready',
       modelId: demo.defaultModel,
       offline: demo.defaultModel === OFFLINE_MODEL_ID,
+      interrupted: null,
+      lock: null,
     });
   }
 

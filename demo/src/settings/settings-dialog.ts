@@ -22,10 +22,14 @@ export class SettingsDialog {
   readonly #contextWindow = h('input', {
     attrs: { name: 'contextWindow', type: 'number', min: '1000', step: '1000' },
   });
+  readonly #mcpServers = h('textarea', {
+    attrs: { name: 'mcpServers', rows: '2', placeholder: 'http://127.0.0.1:5174/mcp (one URL per line)' },
+  });
   readonly element: HTMLDialogElement;
 
   constructor(onSave: (settings: EndpointSettings) => void) {
-    const field = (label: string, input: HTMLInputElement) => h('label', {}, h('span', {}, label), input);
+    const field = (label: string, input: HTMLInputElement | HTMLTextAreaElement) =>
+      h('label', {}, h('span', {}, label), input);
     const save = h('button', { class: 'primary', attrs: { type: 'submit', value: 'save' } }, 'Save');
     const offline = h('button', { attrs: { type: 'button' } }, 'Use the offline model');
     const cancel = h('button', { attrs: { type: 'button' } }, 'Cancel');
@@ -42,6 +46,7 @@ export class SettingsDialog {
       field('API key', this.#apiKey),
       field('Model', this.#model),
       field('Context window (tokens)', this.#contextWindow),
+      field('MCP servers (Streamable HTTP, one URL per line)', this.#mcpServers),
       h(
         'p',
         { class: 'hint' },
@@ -64,6 +69,7 @@ export class SettingsDialog {
     this.#apiKey.value = settings.apiKey;
     this.#model.value = settings.model;
     this.#contextWindow.value = String(settings.contextWindow);
+    this.#mcpServers.value = settings.mcpServers;
     this.element.showModal();
   }
 
@@ -73,6 +79,7 @@ export class SettingsDialog {
       apiKey: this.#apiKey.value,
       model: this.#model.value,
       contextWindow: Number(this.#contextWindow.value),
+      mcpServers: this.#mcpServers.value,
     };
   }
 }

@@ -14,6 +14,8 @@ export interface EndpointSettings {
   model: string;
   /** The model's context window in tokens (for the context meter and compaction). */
   contextWindow: number;
+  /** MCP servers' Streamable HTTP URLs, one per line; their tools join the agent's. */
+  mcpServers: string;
 }
 
 const SETTINGS_KEY = 'youyou-demo:endpoint';
@@ -27,6 +29,7 @@ export function loadEndpointSettings(storage: Storage = localStorage): EndpointS
     apiKey: env.apiKey ?? '',
     model: env.model ?? '',
     contextWindow: DEFAULT_CONTEXT_WINDOW,
+    mcpServers: env.mcpServers ?? '',
   };
   const stored = readJson(storage, SETTINGS_KEY);
   if (stored === null) return fallback;
@@ -35,6 +38,7 @@ export function loadEndpointSettings(storage: Storage = localStorage): EndpointS
     apiKey: stringOr(stored['apiKey'], fallback.apiKey),
     model: stringOr(stored['model'], fallback.model),
     contextWindow: positiveIntOr(stored['contextWindow'], DEFAULT_CONTEXT_WINDOW),
+    mcpServers: stringOr(stored['mcpServers'], fallback.mcpServers),
   };
 }
 
@@ -48,6 +52,7 @@ export function saveEndpointSettings(
     apiKey: settings.apiKey.trim(),
     model: settings.model.trim(),
     contextWindow: positiveIntOr(settings.contextWindow, DEFAULT_CONTEXT_WINDOW),
+    mcpServers: settings.mcpServers.trim(),
   };
   storage.setItem(SETTINGS_KEY, JSON.stringify(saved));
   return saved;

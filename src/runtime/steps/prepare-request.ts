@@ -1,6 +1,6 @@
 /**
- * `prepareRequest`: builds the system prompt of the next request and decides whether the request
- * is over the compaction threshold. (Whether compaction may run at all — the breaker — is the
+ * `prepareRequest`: resolves the tool sources' tools of the next request, builds its system prompt
+ * and decides whether the request is over the compaction threshold. (Whether compaction may run at all — the breaker — is the
  * chart's guard.)
  * @module
  */
@@ -14,10 +14,17 @@ export interface PrepareScope {
   estimateTokens(systemPrompt: string): number;
   /** `null` when compaction is off. */
   compactionThreshold: number | null;
+  /** Asks the tool sources for this request's tools (before the estimate, which counts them). */
+  resolveSourcedTools(signal: AbortSignal): Promise<void>;
 }
 
 /** Runs the `preparing` step. */
-export async function prepareRequest(scope: PrepareScope, input: PrepareInput): Promise<PrepareOutput> {
+export async function prepareRequest(
+  scope: PrepareScope,
+  input: PrepareInput,
+  signal: AbortSignal,
+): Promise<PrepareOutput> {
+  await scope.resolveSourcedTools(signal);
   if (scope.compactionThreshold === null) return { needsCompaction: false };
   const systemPrompt = await scope.prompt.build(input.dynamicSections);
   return { needsCompaction: scope.estimateTokens(systemPrompt) > scope.compactionThreshold };

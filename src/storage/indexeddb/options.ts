@@ -10,9 +10,9 @@ import { DEFAULT_DB_NAME, type StoreName } from './schema.js';
 
 /** A stored record that failed validation when read back; it is skipped, never deleted. */
 export interface CorruptRecordInfo {
-  /** The object store: `'sessions'`, `'events'` or `'memories'`. */
+  /** The object store: `'sessions'`, `'events'`, `'memories'`, `'writers'` or `'drafts'`. */
   store: StoreName;
-  /** Its key: a session or memory id, or `[sessionId, seq]` for an event. */
+  /** Its key: a session or memory id, `[sessionId, seq]` for an event, `0` for the epoch counter. */
   key: IDBValidKey;
   /** What is wrong with it. */
   issues: readonly $ZodIssue[];

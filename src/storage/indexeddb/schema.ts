@@ -1,6 +1,6 @@
 /**
- * The database's shape: one IndexedDB database holds session summaries, session events and
- * memories. Its version only grows; each step of {@link MIGRATIONS} upgrades from the version
+ * The database's shape: one IndexedDB database holds session summaries, session events,
+ * memories, writer epochs and drafts. Its version only grows; each step of {@link MIGRATIONS} upgrades from the version
  * before, so a browser that last ran any older release upgrades in order and keeps its data.
  * @module
  */
@@ -28,7 +28,17 @@ export interface AgentDB extends DBSchema {
   events: { key: [string, number]; value: EventRecord };
   /** `Memory` by id; `byNamespaceUpdate` lists one namespace in update order. */
   memories: { key: string; value: unknown; indexes: { byNamespaceUpdate: [string, string] } };
+  /**
+   * Writer fencing: the current writer epoch by session id, and under {@link EPOCH_COUNTER_KEY}
+   * the highest epoch handed out for any session.
+   */
+  writers: { key: string | typeof EPOCH_COUNTER_KEY; value: unknown };
+  /** `SessionDraft` by session id (out-of-line keys). */
+  drafts: { key: string; value: unknown };
 }
+
+/** The key of the storage-wide epoch counter: a number, so never a session id (a string). */
+export const EPOCH_COUNTER_KEY = 0;
 
 /** The stores of {@link AgentDB}. */
 export type StoreName = StoreNames<AgentDB>;
@@ -61,6 +71,12 @@ export const MIGRATIONS: readonly Migration[] = [
     const memories = loose(tx.objectStore('memories'));
     memories.createIndex('byNamespaceUpdate', ['namespace', 'updatedAt']);
     memories.deleteIndex('namespace');
+  },
+  // v3: writer epochs and drafts, each in a store of its own, so the summaries and events stay
+  // as they were (out-of-line keys: the values are a plain number and a draft).
+  (db) => {
+    db.createObjectStore('writers');
+    db.createObjectStore('drafts');
   },
 ];
 

@@ -10,14 +10,23 @@ interface Entry<T> {
   reject: (error: unknown) => void;
 }
 
+/**
+ * What a batch write reports: for each item, `undefined` when it was stored, or the error its
+ * caller gets (an item refused on its own, while the rest of the batch was stored).
+ */
+export type BatchOutcome = readonly unknown[] | void;
+
 /** An ordered queue that writes its items in batches through `write`. */
 export class WriteQueue<T> {
   #pending: Entry<T>[] = [];
   #tail: Promise<void> = Promise.resolve();
   #scheduled = false;
 
-  /** `write` stores one batch, all or nothing; its rejection rejects every item of the batch. */
-  constructor(private readonly write: (items: T[]) => Promise<void>) {}
+  /**
+   * `write` stores one batch, all or nothing; its rejection rejects every item of the batch. It
+   * may refuse single items instead, through its {@link BatchOutcome}.
+   */
+  constructor(private readonly write: (items: T[]) => Promise<BatchOutcome>) {}
 
   /** Queues `item`; resolves once its batch is written, rejects if that batch failed. */
   push(item: T): Promise<void> {
@@ -43,8 +52,12 @@ export class WriteQueue<T> {
     const batch = this.#pending;
     this.#pending = [];
     try {
-      await this.write(batch.map((entry) => entry.item));
-      for (const entry of batch) entry.resolve();
+      const refused = await this.write(batch.map((entry) => entry.item));
+      batch.forEach((entry, i) => {
+        const error = refused?.[i];
+        if (error === undefined) entry.resolve();
+        else entry.reject(error);
+      });
     } catch (error) {
       for (const entry of batch) entry.reject(error);
     }

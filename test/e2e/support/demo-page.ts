@@ -138,6 +138,15 @@ export class DemoPage {
     });
   }
 
+  /** Another tab of the same browser context (same origin, IndexedDB and locks), with the demo ready. */
+  async openTab(): Promise<DemoPage> {
+    const page = await this.context.newPage();
+    await page.goto(`${this.origin}/`);
+    const tab = new DemoPage(this.context, page, this.origin, this.blocked);
+    await tab.waitReady();
+    return tab;
+  }
+
   /** Reloads the page and waits for the demo. */
   async reload(): Promise<void> {
     await this.page.reload();

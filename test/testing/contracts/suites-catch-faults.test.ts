@@ -4,7 +4,7 @@
  * in-memory.contract.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../../src/errors.js';
+import { AgentError, Errors } from '../../../src/errors.js';
 import type { MemoryStorage, SessionStorage } from '../../../src/ports/storage.js';
 import { InMemoryMemoryStorage } from '../../../src/storage/in-memory-memory-storage.js';
 import { InMemorySessionStorage } from '../../../src/storage/in-memory-session-storage.js';
@@ -27,11 +27,14 @@ function faultySessions(
     const base = new InMemorySessionStorage();
     const overrides = fault(base);
     return {
-      saveEvent: overrides.saveEvent ?? ((id, e) => base.saveEvent(id, e)),
+      saveEvent: overrides.saveEvent ?? ((id, e, o) => base.saveEvent(id, e, o)),
       loadSession: overrides.loadSession ?? ((id) => base.loadSession(id)),
       listSessions: overrides.listSessions ?? ((c, l) => base.listSessions(c, l)),
       findSessions: overrides.findSessions ?? ((q) => base.findSessions(q)),
       deleteSession: overrides.deleteSession ?? ((id) => base.deleteSession(id)),
+      claimWriter: overrides.claimWriter ?? ((id) => base.claimWriter(id)),
+      saveDraft: overrides.saveDraft ?? ((id, d) => base.saveDraft(id, d)),
+      loadDraft: overrides.loadDraft ?? ((id) => base.loadDraft(id)),
     };
   };
 }
@@ -116,6 +119,74 @@ const sessionFaults: [fault: string, make: () => SessionStorage, failingCase: st
   ],
 ];
 
+/** Epochs counted per session from zero, forgotten on delete: a claim after a delete repeats one. */
+const epochsRestartAfterDelete = faultySessions((base) => {
+  const epochs = new Map<string, number>();
+  return {
+    async claimWriter(id) {
+      await base.claimWriter(id);
+      const epoch = (epochs.get(id) ?? 0) + 1;
+      epochs.set(id, epoch);
+      return epoch;
+    },
+    async saveEvent(id, e, o) {
+      if (o?.writerEpoch !== undefined && o.writerEpoch !== epochs.get(id))
+        throw Errors.storage('stale', Errors.writerReplaced(id));
+      await base.saveEvent(id, e);
+    },
+    async deleteSession(id) {
+      epochs.delete(id);
+      await base.deleteSession(id);
+    },
+  };
+});
+
+const fencingAndDraftFaults: [fault: string, make: () => SessionStorage, failingCase: string][] = [
+  [
+    'does not check the writer epoch',
+    faultySessions((base) => ({ saveEvent: (id, e) => base.saveEvent(id, e) })),
+    'a stale writer is refused',
+  ],
+  [
+    'refuses a stale write without the SESSION_WRITER_REPLACED cause',
+    faultySessions((base) => ({
+      saveEvent: (id, e, o) =>
+        base.saveEvent(id, e, o).catch((error: unknown) => {
+          throw Errors.storage('refused', AgentError.isInstance(error) ? undefined : error);
+        }),
+    })),
+    'a stale writer is refused',
+  ],
+  ['restarts epochs after a delete', epochsRestartAfterDelete, 'deleteSession ends the claim'],
+  [
+    'ignores a null draft',
+    faultySessions((base) => ({
+      saveDraft: async (id, d) => (d === null ? undefined : base.saveDraft(id, d)),
+    })),
+    'drafts: none at first',
+  ],
+  [
+    'keeps the draft when its session is deleted',
+    faultySessions((base) => ({
+      async deleteSession(id) {
+        const kept = await base.loadDraft(id);
+        await base.deleteSession(id);
+        await base.saveDraft(id, kept);
+      },
+    })),
+    'deleteSession removes the draft',
+  ],
+  [
+    'has saveDraft without loadDraft',
+    () => {
+      const storage: SessionStorage = faultySessions(() => ({}))();
+      delete (storage as { loadDraft?: unknown }).loadDraft;
+      return storage;
+    },
+    'drafts: none at first',
+  ],
+];
+
 const memoryFaults: [fault: string, make: () => MemoryStorage, failingCase: string][] = [
   [
     'ignores the query',
@@ -150,6 +221,14 @@ const memoryFaults: [fault: string, make: () => MemoryStorage, failingCase: stri
 
 describe('the SessionStorage contract rejects faulty storages', () => {
   for (const [fault, make, failing] of sessionFaults) {
+    it(`a storage that ${fault} fails '${failing}…'`, async () => {
+      await expect(caseNamed(sessionStorageContract, failing).run(make())).rejects.toThrow();
+    });
+  }
+});
+
+describe('the SessionStorage contract rejects storages that break fencing or drafts', () => {
+  for (const [fault, make, failing] of fencingAndDraftFaults) {
     it(`a storage that ${fault} fails '${failing}…'`, async () => {
       await expect(caseNamed(sessionStorageContract, failing).run(make())).rejects.toThrow();
     });
