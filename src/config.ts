@@ -154,7 +154,14 @@ export interface RetryConfig {
   maxDelayMs?: number;
 }
 
-/** Human approval of tool calls. */
+/**
+ * Human approval of tool calls.
+ * @example
+ * const approval: ApprovalConfig = {
+ *   policy: ({ toolName }) => (toolName.startsWith('read_') ? 'allow' : undefined),
+ *   timeoutMs: 5 * 60_000,
+ * };
+ */
 export interface ApprovalConfig {
   /**
    * Asked first for every call with valid arguments: `'allow'` runs it, `'deny'` denies it,

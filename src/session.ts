@@ -27,6 +27,10 @@ import {
 import { parseInput } from './validate.js';
 import * as z from 'zod/mini';
 
+const ApproveOptionsSchema = /* @__PURE__ */ (() => z.strictObject({ always: z.optional(z.boolean()) }))();
+const DenyOptionsSchema = /* @__PURE__ */ (() =>
+  z.strictObject({ reason: z.optional(z.string()), always: z.optional(z.boolean()) }))();
+
 const ContinueOptionsSchema = /* @__PURE__ */ (() =>
   z.strictObject({ rerunMaybeExecuted: z.optional(z.boolean()) }))();
 
@@ -87,26 +91,30 @@ export class RunningTurn {
   /**
    * Lets a pending call run. Resolves once the decision is stored; `always` also stores a rule
    * that lets every later call of the same tool in this session run without asking. Rejects
-   * `APPROVAL_NOT_PENDING` for an unknown or already decided call.
+   * `APPROVAL_NOT_PENDING` for an unknown or already decided call, `INVALID_INPUT` for bad options.
    * @example
    * turn.events.subscribe(({ payload }) => {
    *   if (payload.type === 'approval_requested') void turn.approve(payload.callId);
    * });
    */
-  approve(callId: string, options: { always?: boolean } = {}): Promise<void> {
-    return this.#approvals.answer(callId, { approved: true, always: options.always === true });
+  async approve(callId: string, options: { always?: boolean } = {}): Promise<void> {
+    const { always } = parseInput(ApproveOptionsSchema, options, 'options');
+    return this.#approvals.answer(callId, { approved: true, always: always === true });
   }
 
   /**
    * Denies a pending call: it does not run, and the model reads "Tool call denied by the user:
    * <reason>". Resolves once the decision is stored; `always` denies every later call of the same
    * tool in this session too. Rejects `APPROVAL_NOT_PENDING` like {@link RunningTurn.approve}.
+   * @example
+   * await turn.deny(callId, { reason: 'not on a Friday' }); // the model reads the reason
    */
-  deny(callId: string, options: { reason?: string; always?: boolean } = {}): Promise<void> {
+  async deny(callId: string, options: { reason?: string; always?: boolean } = {}): Promise<void> {
+    const { reason, always } = parseInput(DenyOptionsSchema, options, 'options');
     return this.#approvals.answer(callId, {
       approved: false,
-      ...(options.reason !== undefined && { reason: options.reason }),
-      always: options.always === true,
+      ...(reason !== undefined && { reason }),
+      always: always === true,
     });
   }
 

@@ -590,6 +590,10 @@ describe('approval through the public API', () => {
     await expectAgentError(turn.approve('c1'), 'APPROVAL_NOT_PENDING', "'c1'");
     await requested(turn, 'c1');
     await expectAgentError(turn.approve('nope'), 'APPROVAL_NOT_PENDING', "'nope'");
+    // Bad options are refused before anything is decided.
+    await expectAgentError(turn.approve('c1', { always: 'yes' } as never), 'INVALID_INPUT');
+    await expectAgentError(turn.deny('c1', { reason: 42 } as never), 'INVALID_INPUT');
+    expect(turn.pendingApprovals.map((p) => p.callId)).toEqual(['c1']);
     await expectAgentError(turn.deny('c2'), 'APPROVAL_NOT_PENDING', "'c2'");
     const approving = turn.approve('c1');
     await expectAgentError(turn.deny('c1'), 'APPROVAL_NOT_PENDING');
