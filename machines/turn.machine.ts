@@ -13,6 +13,11 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { AgentError } from '../src/errors.js';
 import { addUsage, FINAL_ANSWER_TOOL, ZERO_USAGE, type TokenUsage, type ToolCallRef } from '../src/types.js';
 import type {
+  ApprovalBatch,
+  ApprovalVerdict,
+  AwaitApprovalsInput,
+  AwaitApprovalsOutput,
+  AwaitedApproval,
   CheckBudgetOutput,
   CompactInput,
   CompactOutput,
@@ -23,6 +28,8 @@ import type {
   ResumeTurnOutput,
   RetryInput,
   RetryOutput,
+  ReviewInput,
+  ReviewOutput,
   StartTurnOutput,
   StepInput,
   StreamInput,
@@ -47,6 +54,10 @@ export interface TurnContext extends TurnInput {
   attempt: number;
   toolCallCount: number;
   pendingToolCalls: ToolCallRef[];
+  /** Calls of the pending batch that wait for the user. */
+  awaitingApprovals: AwaitedApproval[];
+  /** Approval decisions on calls of the pending batch. */
+  approvalDecisions: ApprovalVerdict[];
   /** Dynamic prompt sections from `turn_start`, used by every request of the turn. */
   dynamicSections: string[];
   usage: TokenUsage;
@@ -100,7 +111,10 @@ const endTurnInput = (context: TurnContext, status: TurnStatus): EndTurnInput =>
   checkpointDue: status === 'completed' && context.checkpointDue,
 });
 
-/** Turn machine: `working` (starting or resuming → preparing → compacting → requesting ⇄ tools) → ending → final. */
+/**
+ * Turn machine: `working` (starting or resuming → preparing → compacting → requesting ⇄
+ * reviewing tools → awaiting approval → dispatching tools) → ending → final.
+ */
 export const turnMachine = /* @__PURE__ */ setup({
   types: {
     input: {} as TurnInput,
@@ -114,6 +128,8 @@ export const turnMachine = /* @__PURE__ */ setup({
       compactContext: 'compactContext';
       streamModel: 'streamModel';
       waitToRetry: 'waitToRetry';
+      reviewToolCalls: 'reviewToolCalls';
+      awaitApprovals: 'awaitApprovals';
       runToolBatch: 'runToolBatch';
       endTurn: 'endTurn';
       checkBudget: 'checkBudget';
@@ -133,6 +149,10 @@ export const turnMachine = /* @__PURE__ */ setup({
     streamModel: fromPromise<StreamOutput, StreamInput>(notProvided('streamModel')),
     /** Reports the failed attempt, on_retry hook, then the backoff wait. */
     waitToRetry: fromPromise<RetryOutput, RetryInput>(notProvided('waitToRetry')),
+    /** Validates each call's arguments, then asks the policy, the session's rules and the tool. */
+    reviewToolCalls: fromPromise<ReviewOutput, ReviewInput>(notProvided('reviewToolCalls')),
+    /** Stores and announces the requests, then waits for every decision (or the approval timeout). */
+    awaitApprovals: fromPromise<AwaitApprovalsOutput, AwaitApprovalsInput>(notProvided('awaitApprovals')),
     /** Runs one batch of tool calls and appends their results. */
     runToolBatch: fromPromise<ToolBatchOutput, ToolBatchInput>(notProvided('runToolBatch')),
     /** Records a partial message, on_error, drains writes, memory checkpoint, turn_end hook. */
@@ -180,6 +200,22 @@ export const turnMachine = /* @__PURE__ */ setup({
     recordOutputFailure: assign((_, params: { output: ValidateOutputOutput }) => ({
       lastError: (params.output as ValidateOutputOutput & { verdict: 'rejected' }).error,
     })),
+    recordReview: assign((_, params: { output: ReviewOutput }) => ({
+      awaitingApprovals: params.output.awaiting,
+      approvalDecisions: params.output.decided,
+    })),
+    /** Enters a batch that waits for approval as it was (a turn continued after a reload). */
+    restoreApprovals: assign((_, params: { batch: ApprovalBatch }) => ({
+      pendingToolCalls: params.batch.calls,
+      awaitingApprovals: params.batch.awaiting,
+      approvalDecisions: params.batch.decided,
+    })),
+    recordApprovals: assign(({ context }, params: { output: AwaitApprovalsOutput }) => ({
+      awaitingApprovals: [],
+      approvalDecisions: [...context.approvalDecisions, ...params.output.decided],
+    })),
+    /** Resolves the calls still waiting as decided by the cancel (side channel). */
+    cancelPendingApprovals: (_, _params: StepInput) => {},
     recordCheckpoint: assign((_, params: { output: EndTurnOutput }) => ({
       checkpointed: params.output.checkpointed,
     })),
@@ -203,8 +239,10 @@ export const turnMachine = /* @__PURE__ */ setup({
       context.attempt <= context.maxRetries,
     retryApproved: (_, params: { output: RetryOutput }) => params.output.retry,
     cancelRequested: ({ context }) => context.cancelRequested,
+    approvalsPending: (_, params: { output: ReviewOutput }) => params.output.awaiting.length > 0,
     isContinuation: ({ context }) => context.continued,
     hasCallsToRun: (_, params: { output: ResumeTurnOutput }) => params.output.toolCalls.length > 0,
+    awaitsApprovals: (_, params: { output: ResumeTurnOutput }) => (params.output.approvals ?? null) !== null,
     toolLimitReached: ({ context }, params: { count: number }) =>
       context.toolCallCount + params.count >= context.maxToolCallsPerTurn,
     budgeted: ({ context }) => context.budgeted,
@@ -228,6 +266,8 @@ export const turnMachine = /* @__PURE__ */ setup({
     attempt: 1,
     toolCallCount: 0,
     pendingToolCalls: [],
+    awaitingApprovals: [],
+    approvalDecisions: [],
     dynamicSections: [],
     usage: ZERO_USAGE,
     finishReason: '',
@@ -259,6 +299,15 @@ export const turnMachine = /* @__PURE__ */ setup({
             src: 'resumeTurn',
             input: ({ context }) => ids(context),
             onDone: [
+              {
+                guard: { type: 'awaitsApprovals', params: ({ event }) => ({ output: event.output }) },
+                target: 'awaitingApproval',
+                actions: [
+                  { type: 'recordResumed', params: ({ event }) => ({ output: event.output }) },
+                  // Only reached with a batch (the guard): the whole batch, its decisions so far.
+                  { type: 'restoreApprovals', params: ({ event }) => ({ batch: event.output.approvals! }) },
+                ],
+              },
               {
                 guard: { type: 'hasCallsToRun', params: ({ event }) => ({ output: event.output }) },
                 target: 'dispatchingTools',
@@ -366,7 +415,7 @@ export const turnMachine = /* @__PURE__ */ setup({
               },
               {
                 guard: { type: 'hasToolCalls', params: ({ event }) => ({ output: event.output }) },
-                target: 'dispatchingTools',
+                target: 'reviewingTools',
                 actions: RECORD_RESPONSE,
               },
               {
@@ -437,6 +486,48 @@ export const turnMachine = /* @__PURE__ */ setup({
             onError: '#turn.failing',
           },
         },
+        reviewingTools: {
+          invoke: {
+            id: 'reviewToolCalls',
+            src: 'reviewToolCalls',
+            input: ({ context }) => ({ ...ids(context), calls: context.pendingToolCalls }),
+            onDone: [
+              {
+                guard: { type: 'approvalsPending', params: ({ event }) => ({ output: event.output }) },
+                target: 'awaitingApproval',
+                actions: { type: 'recordReview', params: ({ event }) => ({ output: event.output }) },
+              },
+              {
+                target: 'dispatchingTools',
+                actions: { type: 'recordReview', params: ({ event }) => ({ output: event.output }) },
+              },
+            ],
+            onError: FAIL_ON_CRASH,
+          },
+        },
+        // Also entered directly, with `restoreApprovals`, by a turn continued after a reload.
+        awaitingApproval: {
+          on: {
+            // No call of the batch has started: `endTurn` gives each the skipped result.
+            CANCEL: {
+              target: '#turn.cancelling',
+              actions: [
+                'requestCancel',
+                { type: 'cancelPendingApprovals', params: ({ context }) => ids(context) },
+              ],
+            },
+          },
+          invoke: {
+            id: 'awaitApprovals',
+            src: 'awaitApprovals',
+            input: ({ context }) => ({ ...ids(context), awaiting: context.awaitingApprovals }),
+            onDone: {
+              target: 'dispatchingTools',
+              actions: { type: 'recordApprovals', params: ({ event }) => ({ output: event.output }) },
+            },
+            onError: FAIL_ON_CRASH,
+          },
+        },
         dispatchingTools: {
           on: {
             CANCEL: {
@@ -446,7 +537,11 @@ export const turnMachine = /* @__PURE__ */ setup({
           invoke: {
             id: 'runToolBatch',
             src: 'runToolBatch',
-            input: ({ context }) => ({ ...ids(context), calls: context.pendingToolCalls }),
+            input: ({ context }) => ({
+              ...ids(context),
+              calls: context.pendingToolCalls,
+              denied: context.approvalDecisions.filter((decision) => !decision.approved),
+            }),
             onDone: [
               {
                 guard: 'cancelRequested',

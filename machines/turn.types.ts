@@ -61,6 +61,8 @@ export interface ResumeTurnOutput {
   dynamicSections: string[];
   /** The interrupted turn's calls to run now (their arguments wait in the side channel). */
   toolCalls: ToolCallRef[];
+  /** The batch that still waits for approval: the turn re-enters `awaitingApproval` with it. */
+  approvals?: ApprovalBatch | null;
 }
 
 /** Input of `prepareRequest`. */
@@ -130,9 +132,65 @@ export interface RetryOutput {
   retry: boolean;
 }
 
+/** Who decided a call's approval. */
+export type ApprovalDecider = 'user' | 'policy' | 'timeout' | 'cancel';
+
+/** A decision on one call of the batch. */
+export interface ApprovalVerdict {
+  callId: string;
+  approved: boolean;
+  by: ApprovalDecider;
+  /** Why it was denied, when the decider said (shown to the model). */
+  reason?: string;
+}
+
+/** A call of the batch that waits for the user. */
+export interface AwaitedApproval {
+  callId: string;
+  toolName: string;
+  /** When the request was stored; `null` until it is (a reloaded request already is). */
+  requestedAt: string | null;
+}
+
+/** Input of `reviewToolCalls`. */
+export interface ReviewInput extends StepInput {
+  calls: ToolCallRef[];
+}
+/**
+ * Output of `reviewToolCalls`: the calls that wait for the user, and the decisions already made
+ * (by the policy or a session rule). A call in neither needs no approval, or has invalid
+ * arguments (it gets its error result when the batch runs).
+ */
+export interface ReviewOutput {
+  awaiting: AwaitedApproval[];
+  decided: ApprovalVerdict[];
+}
+
+/**
+ * A batch that waits for approval, as `awaitingApproval` needs it: every call of the batch, the
+ * ones still waiting, and the decisions made so far. The review builds it; a turn continued after
+ * a reload enters `awaitingApproval` with the one its stored events describe.
+ */
+export interface ApprovalBatch {
+  calls: ToolCallRef[];
+  awaiting: AwaitedApproval[];
+  decided: ApprovalVerdict[];
+}
+
+/** Input of `awaitApprovals`. */
+export interface AwaitApprovalsInput extends StepInput {
+  awaiting: AwaitedApproval[];
+}
+/** Output of `awaitApprovals`: one decision per awaited call, by the user or the timeout. */
+export interface AwaitApprovalsOutput {
+  decided: ApprovalVerdict[];
+}
+
 /** Input of `runToolBatch`. */
 export interface ToolBatchInput extends StepInput {
   calls: ToolCallRef[];
+  /** Calls of the batch that were denied: each gets its denial as an error result, and never runs. */
+  denied?: ApprovalVerdict[];
 }
 /** Output of `runToolBatch`. */
 export interface ToolBatchOutput {

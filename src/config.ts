@@ -9,6 +9,7 @@ import * as z from 'zod/mini';
 import type { InspectionEvent, Observer } from 'xstate';
 import { BudgetConfigSchema, type BudgetConfig } from './budget/budget-config.js';
 import type { Clock } from './clock.js';
+import type { ApprovalQuery } from './ports/tool-handler.js';
 
 const positiveInt = () => z.number().check(z.int(), z.minimum(1));
 const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
@@ -54,6 +55,21 @@ export const RetryConfigSchema = /* @__PURE__ */ (() =>
     maxDelayMs: z._default(nonNegativeInt(), 30_000),
   }))();
 
+/** What an approval policy answers for one call: `undefined` leaves it to the session's rules and the tool. */
+export type ApprovalPolicyAnswer = 'allow' | 'ask' | 'deny' | undefined;
+
+/** Decides tool calls before anyone is asked (see {@link ApprovalConfig}). */
+export type ApprovalPolicy = (
+  query: ApprovalQuery<unknown>,
+) => ApprovalPolicyAnswer | Promise<ApprovalPolicyAnswer>;
+
+/** Schema of {@link ApprovalConfig}, defaults included. */
+export const ApprovalConfigSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    policy: z.optional(z.custom<ApprovalPolicy>((v) => typeof v === 'function', 'expected function')),
+    timeoutMs: z._default(nonNegativeInt(), 0),
+  }))();
+
 /** Schema of {@link AgentConfig}; parsing it fills every default. */
 export const AgentConfigSchema = /* @__PURE__ */ (() =>
   z.strictObject({
@@ -75,6 +91,7 @@ export const AgentConfigSchema = /* @__PURE__ */ (() =>
     compaction: z._default(CompactionConfigSchema, CompactionConfigSchema.parse({})),
     memory: z.optional(MemoryConfigSchema),
     retry: z._default(RetryConfigSchema, RetryConfigSchema.parse({})),
+    approval: z._default(ApprovalConfigSchema, { timeoutMs: 0 }),
     budget: z.optional(BudgetConfigSchema),
     inspect: z.optional(
       z.custom<InspectionObserver>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null)),
@@ -140,6 +157,26 @@ export interface RetryConfig {
 }
 
 /**
+ * Human approval of tool calls.
+ * @example
+ * const approval: ApprovalConfig = {
+ *   policy: ({ toolName }) => (toolName.startsWith('read_') ? 'allow' : undefined),
+ *   timeoutMs: 5 * 60_000,
+ * };
+ */
+export interface ApprovalConfig {
+  /**
+   * Asked first for every call with valid arguments: `'allow'` runs it, `'deny'` denies it,
+   * `'ask'` waits for the user (unless a rule the user set for the session answers), `undefined`
+   * leaves it to the session's rules and then the tool's `needsApproval`. Bounded by
+   * `hookTimeoutMs`: a throw or timeout is reported (non-fatal `HOOK_FAILED`) and the user is asked.
+   */
+  policy?: ApprovalPolicy;
+  /** A call nobody decided within this many ms is denied (`by: 'timeout'`). `0` waits forever. Default `0`. */
+  timeoutMs?: number;
+}
+
+/**
  * The agent's settings, given to `new AgentBuilder(config)`.
  * @example
  * const config: AgentConfig = { defaultModel: 'gpt-4o-mini', systemInstructions: ['Be brief.'] };
@@ -181,6 +218,8 @@ export interface AgentConfig {
   memory?: MemoryConfig;
   /** Retries of retryable provider errors. */
   retry?: RetryConfig;
+  /** Human approval of tool calls (`turn.approve` / `turn.deny`). */
+  approval?: ApprovalConfig;
   /**
    * Cost and token budgets per turn and per session, checked before every turn request: a
    * request that would not fit is not sent, and the turn completes with `finishReason:

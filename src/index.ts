@@ -12,11 +12,15 @@ export { Session, RunningTurn, type SendMessageOptions, type SessionActorRef } f
 // Configuration
 export {
   AgentConfigSchema,
+  ApprovalConfigSchema,
   CompactionConfigSchema,
   EnvironmentContextSchema,
   MemoryConfigSchema,
   RetryConfigSchema,
   type AgentConfig,
+  type ApprovalConfig,
+  type ApprovalPolicy,
+  type ApprovalPolicyAnswer,
   type CompactionConfig,
   type EnvironmentContext,
   type EnvironmentContextSource,

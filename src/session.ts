@@ -9,6 +9,7 @@
 import type { Observable } from 'rxjs';
 import type { ActorRefFrom } from 'xstate';
 import type { sessionMachine } from '../machines/session.machine.js';
+import type { ApprovalDesk, PendingApproval } from './approval/approval-desk.js';
 import {
   MessageBudgetSchema,
   sessionBudget,
@@ -33,6 +34,10 @@ import {
 } from './types.js';
 import { parseInput } from './validate.js';
 import * as z from 'zod/mini';
+
+const ApproveOptionsSchema = /* @__PURE__ */ (() => z.strictObject({ always: z.optional(z.boolean()) }))();
+const DenyOptionsSchema = /* @__PURE__ */ (() =>
+  z.strictObject({ reason: z.optional(z.string()), always: z.optional(z.boolean()) }))();
 
 const ContinueOptionsSchema = /* @__PURE__ */ (() =>
   z.strictObject({ rerunMaybeExecuted: z.optional(z.boolean()) }))();
@@ -75,7 +80,10 @@ export interface SendMessageOptions<T = unknown> {
   budget?: MessageBudget;
 }
 
-/** A running turn: its events (replayed from the start), cancellation and outcome. */
+/**
+ * A running turn: its events (replayed from the start), its pending approvals, cancellation and
+ * outcome.
+ */
 export class RunningTurn<T = unknown> {
   /** The turn's id (`AgentEvent.turnId`). */
   readonly id: string;
@@ -84,6 +92,7 @@ export class RunningTurn<T = unknown> {
   /** Settles when the turn has ended and is durable; never rejects. */
   readonly result: Promise<TurnResult<T>>;
   readonly #cancel: () => void;
+  readonly #approvals: ApprovalDesk;
 
   /** @internal */
   constructor(turn: TurnRun, cancel: () => void) {
@@ -91,6 +100,45 @@ export class RunningTurn<T = unknown> {
     this.events = turn.events;
     this.result = turn.result as Promise<TurnResult<T>>;
     this.#cancel = cancel;
+    this.#approvals = turn.approvals;
+  }
+
+  /**
+   * The tool calls waiting for `approve` or `deny`, in call order (each announced by an
+   * `approval_requested` event); empty when none waits. A new array after every change.
+   */
+  get pendingApprovals(): readonly PendingApproval[] {
+    return this.#approvals.pending;
+  }
+
+  /**
+   * Lets a pending call run. Resolves once the decision is stored; `always` also stores a rule
+   * that lets every later call of the same tool in this session run without asking. Rejects
+   * `APPROVAL_NOT_PENDING` for an unknown or already decided call, `INVALID_INPUT` for bad options.
+   * @example
+   * turn.events.subscribe(({ payload }) => {
+   *   if (payload.type === 'approval_requested') void turn.approve(payload.callId);
+   * });
+   */
+  async approve(callId: string, options: { always?: boolean } = {}): Promise<void> {
+    const { always } = parseInput(ApproveOptionsSchema, options, 'options');
+    return this.#approvals.answer(callId, { approved: true, always: always === true });
+  }
+
+  /**
+   * Denies a pending call: it does not run, and the model reads "Tool call denied by the user:
+   * <reason>". Resolves once the decision is stored; `always` denies every later call of the same
+   * tool in this session too. Rejects `APPROVAL_NOT_PENDING` like {@link RunningTurn.approve}.
+   * @example
+   * await turn.deny(callId, { reason: 'not on a Friday' }); // the model reads the reason
+   */
+  async deny(callId: string, options: { reason?: string; always?: boolean } = {}): Promise<void> {
+    const { reason, always } = parseInput(DenyOptionsSchema, options, 'options');
+    return this.#approvals.answer(callId, {
+      approved: false,
+      ...(reason !== undefined && { reason }),
+      always: always === true,
+    });
   }
 
   /**

@@ -33,6 +33,7 @@ const DOCUMENTED_DEFAULTS = {
     maxConsecutiveFailures: 3,
   },
   retry: { maxRetries: 4, initialDelayMs: 500, maxDelayMs: 30_000 },
+  approval: { timeoutMs: 0 },
 } as const;
 
 function resolve(config: AgentConfig): ResolvedAgentConfig {
@@ -108,6 +109,7 @@ describe('AgentConfigSchema defaults', () => {
         consolidateAbove: 1,
       },
       retry: { maxRetries: 0, initialDelayMs: 0, maxDelayMs: 0 },
+      approval: { policy: () => 'ask', timeoutMs: 0 },
     } satisfies AgentConfig;
     expect(resolve(config)).toStrictEqual(config);
   });
@@ -128,6 +130,7 @@ describe('AgentConfigSchema defaults', () => {
     const second = resolve({ defaultModel: 'm' });
     expect(first.compaction).not.toBe(second.compaction);
     expect(first.retry).not.toBe(second.retry);
+    expect(first.approval).not.toBe(second.approval);
     expect(first.systemInstructions).not.toBe(second.systemInstructions);
     first.compaction.enabled = false;
     first.systemInstructions.push('x');

@@ -549,6 +549,15 @@ const cases: Record<string, SchemaCase> = {
       ['a string max delay', { maxDelayMs: '30s' }],
     ],
   },
+  ApprovalConfigSchema: {
+    valid: [{}, { timeoutMs: 0 }, { policy: () => 'ask', timeoutMs: 60_000 }],
+    invalid: [
+      ['a policy that is not a function', { policy: 'allow' }],
+      ['a negative timeout', { timeoutMs: -1 }],
+      ['a fractional timeout', { timeoutMs: 0.5 }],
+      ['an unknown key', { ask: true }],
+    ],
+  },
   AgentConfigSchema: {
     valid: [
       { defaultModel: 'm' },

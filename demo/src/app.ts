@@ -11,6 +11,7 @@ import { SettingsDialog } from './settings/settings-dialog.js';
 import { loadEndpointSettings, saveEndpointSettings } from './settings/settings.js';
 import { TRIP_PROMPT, TripPlanSchema } from './parts/trip-plan.js';
 import { ActivityPanel } from './ui/activity-panel.js';
+import { APPROVAL_DECISION_EVENT, type ApprovalDecisionDetail } from './ui/items/approval-buttons.js';
 import { TripCard } from './ui/trip-card.js';
 import { ChatView } from './ui/chat-view.js';
 import { Composer } from './ui/composer.js';
@@ -101,6 +102,10 @@ export function startDemo(
     chat.show(next);
     status.update(next, controller.settings.sessionBudgetUsd);
     retry.update(next);
+  });
+  chat.element.addEventListener(APPROVAL_DECISION_EVENT, (event) => {
+    const { callId, choice } = (event as CustomEvent<ApprovalDecisionDetail>).detail;
+    controller.decide(callId, choice);
   });
   controller.turns.subscribe((summary) => chat.addTurnSummary(summary));
   controller.sessionsChanged.subscribe(() => void sidebar.reload());

@@ -37,6 +37,8 @@ export class ConversationView {
   readonly #subject: BehaviorSubject<Conversation>;
   #state: Conversation;
   #turn: Conversation['turn'] = null;
+  /** The calls of the turn that wait for approval. */
+  #awaiting = new Set<string>();
   #totals: UsageTotals = NO_USAGE;
   #contextChanged = false;
   #closed = false;
@@ -84,9 +86,10 @@ export class ConversationView {
   turnStarted(turnId: string, ended: Promise<unknown>): void {
     const turn: Conversation['turn'] = { id: turnId, status: 'running' };
     this.#turn = turn;
+    this.#awaiting = new Set();
     this.#publish();
     void ended.then(() => {
-      if (this.#turn !== turn) return;
+      if (this.#turn?.id !== turnId) return;
       this.#turn = null;
       this.#publish();
     });
@@ -100,8 +103,20 @@ export class ConversationView {
       this.#contextChanged = true; // the estimate now starts from the reported count
     } else if (payload.type === 'context_compacted') {
       this.#contextChanged = true;
+    } else if (payload.type === 'approval_requested' || payload.type === 'approval_resolved') {
+      this.#approvalChanged(payload.callId, payload.type === 'approval_requested');
     }
     this.#publish();
+  }
+
+  /** The turn is `awaiting_approval` while any of its calls waits, `running` otherwise. */
+  #approvalChanged(callId: string, waits: boolean): void {
+    if (waits) this.#awaiting.add(callId);
+    else this.#awaiting.delete(callId);
+    const turn = this.#turn;
+    if (turn === null) return;
+    const status = this.#awaiting.size > 0 ? 'awaiting_approval' : 'running';
+    if (turn.status !== status) this.#turn = { id: turn.id, status };
   }
 
   #publish(): void {

@@ -8,12 +8,13 @@
  *   nothing was streamed, an item of its own — unless it has no text: a response that only
  *   carries tool calls shows its tool items, not an empty answer.
  * - `tool_call` → a tool item, `running` until its result.
- * - `tool_result` → its call's item becomes `done`, `error` or `skipped`, with the output.
+ * - `tool_result` → its call's item becomes `done`, `error`, `skipped` or `denied` (approval was
+ *   refused), with the output.
  * - `system` → a notice for the runtime's interruption and tool-limit notes; nothing otherwise.
  * @module
  */
-import { TOOL_CALL_SKIPPED_TEXT } from '../prompt/tool-result-texts.js';
 import { OutputTexts } from '../output/output-texts.js';
+import { TOOL_CALL_DENIED_PREFIX, TOOL_CALL_SKIPPED_TEXT } from '../prompt/tool-result-texts.js';
 import { FINAL_ANSWER_TOOL, type Message } from '../types.js';
 import { ConversationItems, messageItemId, type AssistantItem, type ToolItem } from './items.js';
 import { compactionNotice, noticeOfSystemMessage } from './notices.js';
@@ -118,7 +119,9 @@ function applyToolResult(items: ConversationItems, result: Extract<Message, { ty
     ? 'done'
     : result.content === TOOL_CALL_SKIPPED_TEXT
       ? 'skipped'
-      : 'error';
+      : result.content.startsWith(TOOL_CALL_DENIED_PREFIX)
+        ? 'denied'
+        : 'error';
   // The live item already holds this output since `tool_call_end`: keep it (and the item) as is.
   const same = item.output?.content === result.content && item.output.isError === result.isError;
   if (same && item.status === status) return;

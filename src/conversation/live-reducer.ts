@@ -6,6 +6,9 @@
  *   delta, with the id its message will get); only that item is rebuilt.
  * - `tool_call_start` → the call's item is `running`; `tool_call_end` → `done` or `error`, with
  *   the output the model reads and `durationMs` (live only).
+ * - `approval_requested` → the call's item is `awaiting_approval`; `approval_resolved` → `running`
+ *   when approved, `denied` when refused (a cancel leaves it to the skipped result), and the
+ *   denied item keeps that status through its `tool_call_end`.
  * - `context_compacted` → a compaction notice (a resume derives it from the stored snapshot).
  * - `error` → a notice, `error` when fatal, else `warning`; live only. The tool-call limit is
  *   left out: its stored note already shows as a notice.
@@ -60,13 +63,29 @@ export function applyEvent(items: ConversationItems, event: AgentEvent): void {
       });
       return;
     }
+    case 'approval_requested':
+    case 'approval_resolved': {
+      const index = items.toolIndex(payload.callId);
+      if (index === undefined) return;
+      const item = items.at(index) as ToolItem;
+      const status: ToolItem['status'] =
+        payload.type === 'approval_requested'
+          ? 'awaiting_approval'
+          : payload.approved
+            ? 'running'
+            : payload.by === 'cancel'
+              ? item.status
+              : 'denied';
+      if (status !== item.status) items.set(index, { ...item, status });
+      return;
+    }
     case 'tool_call_end': {
       const index = items.toolIndex(payload.callId);
       if (index === undefined) return;
       const item = items.at(index) as ToolItem;
       items.set(index, {
         ...item,
-        status: payload.success ? 'done' : 'error',
+        status: payload.success ? 'done' : item.status === 'denied' ? 'denied' : 'error',
         // As the tool_result message will hold it: what the model reads (metadata is not stored).
         output: { content: payload.output.content, isError: !payload.success },
         durationMs: payload.durationMs,

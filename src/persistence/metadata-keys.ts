@@ -13,6 +13,15 @@ export const CONTEXT_SNAPSHOT_KEY = 'context_snapshot';
 /** `{ turnId }` of a turn that ran the memory checkpoint: resume counts the next from there. */
 export const MEMORY_CHECKPOINT_KEY = 'memory_checkpoint';
 
+/** `{ turnId, callId, toolName, requestedAt }`: a call waits for the user (stored before it is announced). */
+export const APPROVAL_REQUESTED_KEY = 'approval_requested';
+
+/** `{ turnId, callId, approved, by, reason?, decidedAt }`: how a call's approval was decided. */
+export const APPROVAL_DECISION_KEY = 'approval_decision';
+
+/** `{ toolName, approved, reason? }`: the user's answer for every later call of a tool in the session. */
+export const APPROVAL_RULE_KEY = 'approval_rule';
+
 /** `{ turnId, startedAt }`, saved when a turn starts: a start with no end is an interrupted turn. */
 export const TURN_STARTED_KEY = 'turn_started';
 

@@ -10,7 +10,9 @@ import type { SessionStorage } from '../ports/storage.js';
 import { INTERRUPTED_MESSAGE_NOTE } from '../prompt/templates.js';
 import { TOOL_CALL_INTERRUPTED_TEXT } from '../prompt/tool-result-texts.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
-import type { Message, SessionEvent } from '../types.js';
+import type { ApprovalBatch } from '../../machines/turn.types.js';
+import { approvalBatchFromEvents, pendingApprovalsFromEvents } from '../approval/pending-from-events.js';
+import type { Message, PendingApproval, SessionEvent } from '../types.js';
 import { findInterruptedTurn, type InterruptedTurnRecord } from './interrupted-turn.js';
 import { replaySessionEvents, type ReplayedSession } from './replay.js';
 
@@ -23,6 +25,10 @@ export interface LoadedInterruptedTurn extends InterruptedTurnRecord {
   placeholders: Extract<Message, { type: 'tool_result' }>[];
   /** The streamed text of the draft saved for this turn, if any. */
   partialText: string | null;
+  /** The calls asked about and never decided, in call order. */
+  pendingApprovals: PendingApproval[];
+  /** The batch those calls belong to, as the Turn machine re-enters `awaitingApproval` with it. */
+  approvalBatch: ApprovalBatch | null;
 }
 
 /** A stored session, ready to reopen. */
@@ -61,6 +67,8 @@ export async function loadSessionForResume(
       ...record,
       placeholders: paired.added.filter((result) => unfinished.has(result.callId)),
       partialText: await loadPartialText(storage, sessionId, record.turnId, options),
+      pendingApprovals: pendingApprovalsFromEvents(events, record.turnId),
+      approvalBatch: approvalBatchFromEvents(events, record.turnId),
     };
   }
   return { ...replayed, messages: paired.messages, events, interrupted };

@@ -62,6 +62,8 @@ export interface ToolDefinition<S extends $ZodType> {
   description: string;
   parameters: S;
   mutating?: boolean;
+  /** Whether a call waits for `turn.approve` / `turn.deny`; a function sees the validated arguments. */
+  needsApproval?: boolean | ApprovalCheck<output<S>>;
   execute(input: ToolExecuteInput<output<S>>): Promise<ToolOutput | string> | ToolOutput | string;
 }
 
@@ -91,6 +93,15 @@ export function parametersSchemaProblem(value: unknown): string | undefined {
  *   parameters: z.object({ city: z.string() }),
  *   execute: async ({ arguments: { city } }) => `Sunny in ${city}`,
  * });
+ * // A tool that asks the user first, for some arguments only:
+ * const remove = defineTool({
+ *   name: 'delete_file',
+ *   description: 'Deletes a file',
+ *   parameters: z.object({ path: z.string() }),
+ *   mutating: true,
+ *   needsApproval: ({ arguments: { path } }) => !path.startsWith('/tmp/'),
+ *   execute: async ({ arguments: { path } }) => `deleted ${path}`,
+ * });
  */
 export function defineTool<S extends $ZodType>(definition: ToolDefinition<S>): ToolHandler<output<S>> {
   const { execute } = definition;
@@ -101,6 +112,7 @@ export function defineTool<S extends $ZodType>(definition: ToolDefinition<S>): T
     execute: async (input) => execute(input),
   };
   if (definition.mutating !== undefined) tool.mutating = definition.mutating;
+  if (definition.needsApproval !== undefined) tool.needsApproval = definition.needsApproval;
   return tool;
 }
 

@@ -17,6 +17,9 @@ export const TOOL_CALL_INTERRUPTED_TEXT =
 export const TOOL_OUTCOME_UNKNOWN_TEXT =
   'Tool outcome unknown: the page was closed while it ran; it may or may not have taken effect.';
 
+/** How every denial result starts (the conversation tells denied calls by it). */
+export const TOOL_CALL_DENIED_PREFIX = 'Tool call denied';
+
 /** The result of a call not started because the turn failed first. */
 export const TOOL_CALL_NOT_RUN_TEXT = 'Tool call not run: the turn failed before it started.';
 
@@ -43,6 +46,14 @@ export const ToolResultTexts = {
   abortedByHook: (reason: string): string => `Tool aborted by hook: ${reason}`,
   /** The call ran past the tool timeout (a fixed text plugins may match on). */
   timedOut: (timeoutMs: number): string => `Tool timed out after ${timeoutMs}ms`,
+  /** The user denied the call (or a rule the user set for the session did). */
+  deniedByUser: (reason?: string): string =>
+    reason ? `Tool call denied by the user: ${reason}` : 'Tool call denied by the user.',
+  /** The agent's approval policy denied the call. */
+  deniedByPolicy: (reason?: string): string =>
+    reason ? `Tool call denied by policy: ${reason}` : 'Tool call denied by policy.',
+  /** Nobody decided within the approval timeout. */
+  approvalTimedOut: (): string => 'Tool call denied: approval timed out before anyone decided.',
   /** `execute` threw or rejected. */
   failed: (name: string, error: unknown): string => `Tool '${name}' failed: ${describeError(error)}`,
   /** `execute` resolved with something that is neither a string nor a ToolOutput. */

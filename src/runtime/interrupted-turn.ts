@@ -25,10 +25,16 @@ export function interruptedTurnView(
     mutating: isMutating(toolName),
     maybeExecuted,
   }));
+  const { pendingApprovals } = loaded;
   return {
     turnId: loaded.turnId,
-    reason: unfinishedToolCalls.length > 0 ? 'tools_unfinished' : 'awaiting_model',
-    pendingApprovals: [],
+    reason:
+      pendingApprovals.length > 0
+        ? 'awaiting_approval'
+        : unfinishedToolCalls.length > 0
+          ? 'tools_unfinished'
+          : 'awaiting_model',
+    pendingApprovals,
     unfinishedToolCalls,
     partialText: loaded.partialText,
   };

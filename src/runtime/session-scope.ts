@@ -5,6 +5,7 @@
  * service object enters machine input, context or snapshots.
  * @module
  */
+import { approvalRulesFromEvents, type ApprovalRules } from '../approval/approval-records.js';
 import { isoNow, type Clock } from '../clock.js';
 import { ContextManager } from '../context/context-manager.js';
 import type { ConversationView } from '../conversation/conversation-view.js';
@@ -57,6 +58,8 @@ export class SessionScope {
   onStored: (() => void) | null = null;
   /** The renderable conversation (`session.conversation`). */
   readonly conversation: ConversationView;
+  /** The user's `always` answers, by tool: they hold for the session, resumed ones included. */
+  readonly approvalRules: ApprovalRules;
   /** Resolves when the Session machine reached `closed`. */
   readonly closed: Promise<void>;
   #resolveClosed!: () => void;
@@ -116,6 +119,7 @@ export class SessionScope {
         this.#countUsage(event.turnId, event.payload.usage, event.payload.cost);
     });
     this.conversation = conversationOfSession(this, stored);
+    this.approvalRules = approvalRulesFromEvents(stored);
   }
 
   /** The resolved model id. */

@@ -10,6 +10,7 @@ import { TOOL_STARTED_KEY } from '../persistence/metadata-keys.js';
 import { NO_SOURCED_TOOLS } from '../tools/tool-sources.js';
 import type { Message, ToolSpec } from '../types.js';
 import type { SessionScope } from './session-scope.js';
+import type { ApprovalsScope, CancelApprovalsScope } from './steps/await-approvals.js';
 import { sessionBudget } from '../budget/budget-config.js';
 import { unwrapAnswer } from '../output/final-answer.js';
 import { PartialOutput } from '../output/partial-output.js';
@@ -23,6 +24,7 @@ import type { ResumeTurnScope } from './steps/resume-turn.js';
 import { closeInterruptedTurn, interruptedTurnView } from './interrupted-turn.js';
 import type { StartTurnScope } from './steps/start-turn.js';
 import type { StreamScope } from './steps/stream-model.js';
+import type { ReviewScope } from './steps/review-tool-calls.js';
 import type { ToolBatchScope } from './steps/run-tool-batch.js';
 import type { ValidateOutputScope } from './steps/validate-output.js';
 import type { RetryScope } from './steps/wait-to-retry.js';
@@ -209,6 +211,45 @@ export function validateOutputScope(session: SessionScope, turn: TurnRun): Valid
 export function retryScope(session: SessionScope, turn: TurnRun, random: () => number): RetryScope {
   const { hook, emit } = turnChannel(session, turn);
   return { retry: session.services.config.retry, random, clock: session.clock, hook, emit };
+}
+
+export function reviewScope(session: SessionScope, turn: TurnRun): ReviewScope {
+  const { emit, report } = turnChannel(session, turn);
+  const { config, tools } = session.services;
+  return {
+    // The request's source tools (MCP) are asked about like registered ones.
+    tools: {
+      tool: (name) => tools.tool(name, turn.sourcedTools.byName),
+      validArguments: (call) => tools.validArguments(call, turn.sourcedTools.byName),
+    },
+    pendingCalls: turn.pendingCalls,
+    policy: config.approval.policy,
+    rules: session.approvalRules,
+    hookTimeoutMs: config.hookTimeoutMs,
+    clock: session.clock,
+    record: (payload) => session.record(payload),
+    emit,
+    report,
+  };
+}
+
+export function approvalsScope(session: SessionScope, turn: TurnRun): ApprovalsScope {
+  return {
+    ...cancelApprovalsScope(session, turn),
+    pendingCalls: turn.pendingCalls,
+    rules: session.approvalRules,
+    timeoutMs: session.services.config.approval.timeoutMs,
+    drainWrites: () => session.writes.drain(),
+  };
+}
+
+export function cancelApprovalsScope(session: SessionScope, turn: TurnRun): CancelApprovalsScope {
+  return {
+    desk: turn.approvals,
+    clock: session.clock,
+    record: (payload) => session.record(payload),
+    emit: turnChannel(session, turn).emit,
+  };
 }
 
 export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchScope {

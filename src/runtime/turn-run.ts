@@ -7,6 +7,7 @@
  * @module
  */
 import type { Observable } from 'rxjs';
+import { ApprovalDesk } from '../approval/approval-desk.js';
 import type { TurnPrompt } from '../prompt/session-prompt.js';
 import type { BudgetLimits } from '../budget/plan-request.js';
 import { NO_USAGE, type UsageTotals } from '../conversation/usage-totals.js';
@@ -61,6 +62,8 @@ export class TurnRun {
   readonly draft = new ResponseDraft();
   /** The tool calls of the last recorded response, arguments included, until their batch runs. */
   readonly pendingCalls = new Map<string, ToolCallRequest>();
+  /** The calls of the batch that wait for the user, and where their answers go. */
+  readonly approvals = new ApprovalDesk();
   /** The tool sources' tools of the current request (resolved while preparing it). */
   sourcedTools: SourcedTools = NO_SOURCED_TOOLS;
   /** Tool sources already reported unavailable in this turn. */

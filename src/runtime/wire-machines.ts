@@ -33,6 +33,8 @@ import { compactContext } from './steps/compact-context.js';
 import { endTurn } from './steps/end-turn.js';
 import { openSession } from './steps/open-session.js';
 import { prepareRequest } from './steps/prepare-request.js';
+import { awaitApprovals, cancelPendingApprovals } from './steps/await-approvals.js';
+import { reviewToolCalls } from './steps/review-tool-calls.js';
 import { resumeTurn } from './steps/resume-turn.js';
 import { runToolBatch } from './steps/run-tool-batch.js';
 import { startTurn } from './steps/start-turn.js';
@@ -119,6 +121,12 @@ function provideTurnMachine() {
       waitToRetry: turnStep('waitToRetry', (s, t, input, signal, system) =>
         waitToRetry(scopes.retryScope(s, t, wiringOf(system).random ?? Math.random), input, signal),
       ),
+      reviewToolCalls: turnStep('reviewToolCalls', (s, t, input) =>
+        reviewToolCalls(scopes.reviewScope(s, t), input),
+      ),
+      awaitApprovals: turnStep('awaitApprovals', (s, t, input, signal) =>
+        awaitApprovals(scopes.approvalsScope(s, t), input, signal),
+      ),
       runToolBatch: turnStep('runToolBatch', (s, t, input) =>
         runToolBatch(scopes.toolBatchScope(s, t), input),
       ),
@@ -135,6 +143,13 @@ function provideTurnMachine() {
     actions: {
       signalToolCancel: ({ system }, params) =>
         lookupIn(system, params.sessionId).turn(params.turnId).toolCancel.abort(),
+      cancelPendingApprovals: ({ system }, params) => {
+        const session = lookupIn(system, params.sessionId);
+        cancelPendingApprovals(
+          scopes.cancelApprovalsScope(session, session.turn(params.turnId)),
+          params.turnId,
+        );
+      },
       noteToolLimitReached: ({ system }, params) => {
         const session = lookupIn(system, params.sessionId);
         session.append({ type: 'system', content: MAX_TOOL_CALLS_NOTE(params.limit) });

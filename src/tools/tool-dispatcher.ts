@@ -7,7 +7,8 @@
  * One call, in this order:
  * 1. parse the raw JSON arguments; look the tool up; validate the arguments with its schema.
  *    A failure here is an error result (start and end events are still emitted; no hooks run).
- * 2. `before_tool_use` — `abort` gives the synthetic result `Tool aborted by hook: <reason>`
+ * 2. a call denied approval gets its denial as the result (no hooks, it does not run).
+ *    Otherwise `before_tool_use` — `abort` gives the synthetic result `Tool aborted by hook: <reason>`
  *    (the tool does not run); `continue_with` arguments are validated again before they are used.
  * 3. cancellation check — a call that has not emitted `tool_call_start` when the turn is
  *    cancelled is skipped: no events, the result {@link TOOL_CALL_SKIPPED_TEXT}, `skipped: true`.
@@ -63,6 +64,8 @@ export interface ToolBatchContext {
   emit(payload: AgentEventPayload): void;
   /** Receives non-fatal problems, e.g. `HOOK_FAILED` from a tool hook. */
   reportError(error: AgentError): void;
+  /** Calls denied approval, by id: the result text each gets instead of running. */
+  denied?: ReadonlyMap<string, string>;
   /**
    * The tool sources' tools of the request these calls answer, by name (never a registered
    * tool's name). They run like registered ones.
@@ -127,6 +130,26 @@ export class ToolDispatcher {
   /** Whether a tool named `name` is registered. */
   has(name: string): boolean {
     return this.#tools.has(name);
+  }
+
+  /** The registered tool named `name`, else the source tool of that name in `sourced`. */
+  tool(name: string, sourced?: ReadonlyMap<string, ToolHandler>): ToolHandler | undefined {
+    return this.#tools.get(name) ?? sourced?.get(name);
+  }
+
+  /**
+   * A call's arguments parsed and validated by its tool's schema, as its execution would get
+   * them; `null` for an unknown tool or invalid arguments (the call's run reports those).
+   */
+  async validArguments(
+    call: ToolCallRequest,
+    sourced?: ReadonlyMap<string, ToolHandler>,
+  ): Promise<{ value: unknown } | null> {
+    const tool = this.tool(call.toolName, sourced);
+    const parsed = parseJsonArguments(call.arguments);
+    if (tool === undefined || !parsed.ok) return null;
+    const checked = await validateArguments(tool, parsed.value, ToolResultTexts.invalidArguments);
+    return checked.ok ? { value: checked.value } : null;
   }
 
   /** Whether `name` is a registered tool marked `mutating` (unknown names are not). */
@@ -199,8 +222,15 @@ export class ToolDispatcher {
       else problem = checked.problem;
     }
 
-    // 2. before_tool_use: may abort, or replace the arguments (validated again).
-    if (tool !== undefined && problem === null && this.#hooks.has('before_tool_use')) {
+    // 2. A denied call does not run; otherwise before_tool_use may abort, or replace the
+    // arguments (validated again).
+    const denial = problem === null ? ctx.denied?.get(call.callId) : undefined;
+    if (
+      tool !== undefined &&
+      problem === null &&
+      denial === undefined &&
+      this.#hooks.has('before_tool_use')
+    ) {
       const outcome = await this.#hooks.dispatch('before_tool_use', hookCtx, {
         callId: call.callId,
         toolName: call.toolName,
@@ -229,6 +259,7 @@ export class ToolDispatcher {
     const startedAt = this.#clock.now();
     let output: ToolOutput;
     if (problem !== null) output = { content: problem, isError: true };
+    else if (denial !== undefined) output = { content: denial, isError: true };
     else if (abortReason !== null)
       output = { content: ToolResultTexts.abortedByHook(abortReason), isError: true };
     else {
@@ -243,7 +274,7 @@ export class ToolDispatcher {
     output = truncateOutput(output);
 
     // 6. after_tool_use sees the truncated output of a call that ran, and may replace it.
-    const ran = problem === null && abortReason === null;
+    const ran = problem === null && denial === undefined && abortReason === null;
     if (ran && this.#hooks.has('after_tool_use')) {
       const outcome = await this.#hooks.dispatch('after_tool_use', hookCtx, {
         callId: call.callId,

@@ -50,7 +50,11 @@ describe('the demo with no endpoint', () => {
 
   it('shows the demo plugin at work: its hook calls are listed as they happen', async () => {
     const page = await e2e.open({ offline: true });
-    await page.sendAndWait('note: buy oat milk');
+    await page.send('note: buy oat milk');
+    // The notes tool asks first: allow it on its card.
+    await page.page.click('.row.tool .approval button.approval-allow', { timeout: 15_000 });
+    await page.page.waitForSelector('.turn-summary', { timeout: 15_000 });
+    await page.waitReady();
     const events = await page.page.$$eval('.activity li', (rows) =>
       rows.map((r) => (r as HTMLElement).dataset['event']),
     );

@@ -18,6 +18,8 @@ export const STEP_ACTORS = [
   'compactContext',
   'streamModel',
   'waitToRetry',
+  'reviewToolCalls',
+  'awaitApprovals',
   'runToolBatch',
   'endTurn',
   'checkBudget',
@@ -54,6 +56,7 @@ export function createTurnHarness(input: Partial<TurnInput> = {}) {
     actors: Object.fromEntries(STEP_ACTORS.map((name) => [name, fake(name)])) as never,
     actions: {
       signalToolCancel: (_, params) => void actions.push({ type: 'signalToolCancel', params }),
+      cancelPendingApprovals: (_, params) => void actions.push({ type: 'cancelPendingApprovals', params }),
       noteToolLimitReached: (_, params) => void actions.push({ type: 'noteToolLimitReached', params }),
       emitTerminal: (_, params) => void actions.push({ type: 'emitTerminal', params }),
     },
@@ -142,6 +145,7 @@ const DEFAULT_OUTPUT: Partial<Record<StepActor, unknown>> = {
   startTurn: { dynamicSections: [] },
   prepareRequest: { needsCompaction: false },
   compactContext: { usage: null, compactionFailures: 0 },
+  reviewToolCalls: { awaiting: [], decided: [] },
   endTurn: { checkpointed: false },
   checkBudget: { allowed: true, maxOutputTokens: null },
   validateOutput: { verdict: 'accepted' },
@@ -155,7 +159,9 @@ export const usage = (input: number, output: number) => ({
   outputTokens: output,
   totalTokens: input + output,
 });
-export const call = (id: string, toolName = 'echo') => ({ callId: id, toolName, arguments: '{}' });
+export const call = (id: string) => ({ callId: id, toolName: 'echo', arguments: '{}' });
+/** A call of the tool `toolName`. */
+export const namedCall = (id: string, toolName: string) => ({ ...call(id), toolName });
 /** A finished response of `streamModel`. */
 export const response = (
   toolCalls: ReturnType<typeof call>[],

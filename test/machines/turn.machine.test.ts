@@ -53,6 +53,7 @@ describe('Turn machine', () => {
     expect(h.step('compactContext').input).toMatchObject({ compactionFailures: 1, maxCompactionFailures: 2 });
     await h.done('compactContext', { usage: null, compactionFailures: 2 });
     await h.done('streamModel', response([call('a')]));
+    await h.done('reviewToolCalls');
     await h.done('runToolBatch', { count: 1 });
     // Over the threshold again, but the breaker is open: straight to the request.
     await h.done('prepareRequest', { needsCompaction: true });
@@ -95,6 +96,7 @@ describe('Turn machine', () => {
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
     await h.done('streamModel', response([call('a'), call('b')]));
+    await h.done('reviewToolCalls');
     expect(h.value()).toEqual({ working: 'dispatchingTools' });
     expect(h.step('runToolBatch').input).toMatchObject({ calls: [call('a'), call('b')] });
     await h.done('runToolBatch', { count: 2 });
@@ -215,6 +217,7 @@ describe('Turn machine', () => {
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
     await h.done('streamModel', response([call('a')]));
+    await h.done('reviewToolCalls');
     const batch = h.step('runToolBatch');
     h.cancel();
     expect(h.value()).toEqual({ working: 'dispatchingTools' });
@@ -231,10 +234,12 @@ describe('Turn machine', () => {
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
     await h.done('streamModel', response([call('a'), call('b')]));
+    await h.done('reviewToolCalls');
     await h.done('runToolBatch', { count: 2 });
     expect(h.value()).toEqual({ working: 'preparing' });
     await h.done('prepareRequest', { needsCompaction: false });
     await h.done('streamModel', response([call('c'), call('d')]));
+    await h.done('reviewToolCalls');
     await h.done('runToolBatch', { count: 2 });
     expect(h.value()).toBe('finishing');
     expect(h.actions).toContainEqual({
@@ -270,6 +275,7 @@ describe('Turn machine', () => {
     await h.done('startTurn');
     await h.done('prepareRequest', { needsCompaction: false });
     await h.done('streamModel', response([call('a')]));
+    await h.done('reviewToolCalls');
     await h.fail('runToolBatch', fatal('dispatcher crashed'));
     expect(h.value()).toBe('failing');
   });

@@ -10,6 +10,7 @@ import { getAdjacencyMap, getShortestPaths, type StatePath } from 'xstate/graph'
 import { turnMachine, type TurnInput } from '../../machines/turn.machine.js';
 import {
   call,
+  namedCall,
   createTurnHarness,
   failure,
   fatal,
@@ -64,6 +65,15 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
         events.push(
           done(actor, 'nothing to run', { dynamicSections: [], toolCalls: [] }),
           done(actor, 'calls to run', { dynamicSections: [], toolCalls: [call('a')] }),
+          done(actor, 'awaiting approval', {
+            dynamicSections: [],
+            toolCalls: [call('a')],
+            approvals: {
+              calls: [call('a')],
+              awaiting: [{ callId: 'a', toolName: 'echo', requestedAt: '2030-01-01T00:00:00.000Z' }],
+              decided: [],
+            },
+          }),
         );
         break;
       case 'compactContext':
@@ -76,7 +86,7 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
         events.push(
           done(actor, 'answer', response([], usage(5, 2))),
           done(actor, 'tools', response([call('a')], null)),
-          done(actor, 'final answer', response([call('f', 'final_answer')], null)),
+          done(actor, 'final answer', response([namedCall('f', 'final_answer')], null)),
           done(actor, 'retryable', failure(retryable())),
           done(actor, 'after output', failure(retryable(), true)),
           done(actor, 'fatal', failure(fatal())),
@@ -84,6 +94,20 @@ function sampleEvents(snapshot: TurnSnapshot): SampleEvent[] {
         break;
       case 'waitToRetry':
         events.push(done(actor, 'retry', { retry: true }), done(actor, 'stopped by hook', { retry: false }));
+        break;
+      case 'reviewToolCalls':
+        events.push(
+          done(actor, 'none pending', { awaiting: [], decided: [] }),
+          done(actor, 'pending', {
+            awaiting: [{ callId: 'a', toolName: 'echo', requestedAt: null }],
+            decided: [],
+          }),
+        );
+        break;
+      case 'awaitApprovals':
+        events.push(
+          done(actor, 'denied', { decided: [{ callId: 'a', approved: false, by: 'user', reason: 'no' }] }),
+        );
         break;
       case 'runToolBatch':
         events.push(done(actor, 'batch', { count: 1 }));

@@ -61,7 +61,8 @@ describe('MCP tools in a turn', () => {
       ],
     });
     const { result, requests } = await turnWith(
-      [mcpServer({ name: 'docs', url: server.url, cache: false })],
+      // These tools carry no annotations, so by default each call would wait for approval.
+      [mcpServer({ name: 'docs', url: server.url, cache: false, approval: 'never' })],
       [
         reply.toolCalls([
           { name: 'search', arguments: { q: 'cats' }, callId: 'c1' },
@@ -213,7 +214,7 @@ describe('MCP tools in a turn', () => {
       },
     });
     const { requests } = await turnWith(
-      [mcpServer({ name: 'sdk', url: server.url, cache: false })],
+      [mcpServer({ name: 'sdk', url: server.url, cache: false, approval: 'never' })],
       [reply.toolCalls([{ name: 'roll', arguments: { sides: 6 } }]), reply.text('ok')],
     );
     expect(resultsOf(requests[1])).toMatchObject([{ content: 'rolled 6', isError: false }]);

@@ -156,6 +156,20 @@ export class ChatController {
     });
   }
 
+  /**
+   * Answers a call of the running turn that waits for approval; `always` allows every later call
+   * of that tool in the session. A call no longer waiting (decided, cancelled) is left alone.
+   */
+  decide(callId: string, choice: 'allow' | 'deny' | 'always'): void {
+    const turn = this.#turn;
+    if (!turn) return;
+    const answered =
+      choice === 'deny'
+        ? turn.deny(callId, { reason: 'the user clicked Deny' })
+        : turn.approve(callId, { always: choice === 'always' });
+    answered.catch(() => {}); // APPROVAL_NOT_PENDING: it was decided meanwhile
+  }
+
   /** Cancels the running turn: the partial answer is kept as incomplete. */
   stop(): void {
     this.#turn?.cancel();

@@ -1,6 +1,7 @@
 /**
- * The notes tool: `mutating`, so a batch holding it runs serially, in call order. The notes are
- * kept in this browser's `localStorage`, apart from the sessions.
+ * The notes tool: `mutating`, so a batch holding it runs serially, in call order. Adding and
+ * clearing notes asks the user first (the card shows Allow / Deny / Always); listing does not.
+ * The notes are kept in this browser's `localStorage`, apart from the sessions.
  * @module
  */
 import { defineTool } from 'youyou-agent';
@@ -23,6 +24,7 @@ export const notesTool = defineTool({
   description:
     'Keeps short notes for the user across sessions: "add" one (with text), "list" them, or "clear" them all.',
   mutating: true,
+  needsApproval: ({ arguments: { action } }) => action !== 'list',
   parameters: z.object({
     action: z.enum(['add', 'list', 'clear']),
     text: z.optional(z.string().check(z.describe('The note to add (for "add")'))),

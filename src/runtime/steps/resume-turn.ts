@@ -44,6 +44,13 @@ export async function resumeTurn(
   if (signal.aborted) return { dynamicSections, toolCalls: [] };
 
   scope.pendingCalls.clear();
+  // A batch waiting for approval has not started (nothing of it runs before every decision):
+  // the whole batch goes back to the wait, its decisions so far kept.
+  const approvals = loaded.approvalBatch;
+  if (approvals !== null) {
+    for (const call of loaded.unfinished) scope.pendingCalls.set(call.callId, requestOf(call));
+    return { dynamicSections, toolCalls: approvals.calls, approvals };
+  }
   const toolCalls: ResumeTurnOutput['toolCalls'] = [];
   for (const [i, call] of loaded.unfinished.entries()) {
     const { mutating } = view.unfinishedToolCalls[i]!;
@@ -51,14 +58,19 @@ export async function resumeTurn(
       answerOutcomeUnknown(scope, call.callId, call.toolName, call.arguments);
       continue;
     }
-    scope.pendingCalls.set(call.callId, {
-      callId: call.callId,
-      toolName: call.toolName,
-      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
-    });
+    scope.pendingCalls.set(call.callId, requestOf(call));
     toolCalls.push({ callId: call.callId, toolName: call.toolName });
   }
   return { dynamicSections, toolCalls };
+}
+
+/** A stored call as the tool batch takes it (raw JSON arguments). */
+function requestOf(call: { callId: string; toolName: string; arguments: unknown }): ToolCallRequest {
+  return {
+    callId: call.callId,
+    toolName: call.toolName,
+    arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+  };
 }
 
 /** A call that may have run is never run again silently: the model reads that its outcome is unknown. */

@@ -1,13 +1,15 @@
 /**
  * `runToolBatch`: one batch of tool calls through the `ToolDispatcher` (concurrent when all are
  * read-only, serial in call order otherwise), then one `tool_result` message per call in call
- * order — skipped calls included, so every `tool_call` keeps exactly one result.
+ * order — skipped calls included, so every `tool_call` keeps exactly one result. A call denied
+ * approval still gets its start and end events, with its denial as the error result.
  * @module
  */
 import type { ToolBatchInput, ToolBatchOutput } from '../../../machines/turn.types.js';
 import type { AgentError } from '../../errors.js';
 import type { ToolDispatcher } from '../../tools/tool-dispatcher.js';
 import type { AgentEventPayload, Message, ToolCallRequest } from '../../types.js';
+import { denialText } from '../../approval/denial-text.js';
 
 /** What `runToolBatch` uses. */
 export interface ToolBatchScope {
@@ -37,6 +39,7 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
     cancelSignal: scope.cancelSignal,
     emit: scope.emit,
     reportError: scope.report,
+    denied: new Map((input.denied ?? []).map((verdict) => [verdict.callId, denialText(verdict)])),
     beforeMutatingCall: scope.markStarted,
   });
   for (const result of results) {

@@ -1,9 +1,11 @@
 /**
- * A tool call: its name, status, arguments, output (red when it is an error) and duration.
+ * A tool call: its name, status, arguments, output (red when it is an error) and duration; while
+ * it waits for approval, Allow / Deny / Always buttons.
  * @module
  */
 import type { ConversationItem } from 'youyou-agent';
 import { h } from '../dom.js';
+import { approvalButtons } from './approval-buttons.js';
 import type { ItemView } from './item-view.js';
 
 type ToolItem = Extract<ConversationItem, { kind: 'tool' }>;
@@ -23,6 +25,7 @@ export function toolCard(item: ToolItem): ItemView<ToolItem> {
   const duration = h('span', { class: 'tool-duration' });
   const args = h('pre', { class: 'tool-arguments' });
   const output = h('pre', { class: 'tool-output' });
+  const approval = approvalButtons(item.callId);
   const element = h(
     'article',
     { class: 'row tool', attrs: { 'data-kind': 'tool', 'data-id': item.callId } },
@@ -41,6 +44,7 @@ export function toolCard(item: ToolItem): ItemView<ToolItem> {
       args,
       h('div', { class: 'tool-label output-label' }, 'output'),
       output,
+      approval.element,
     ),
   );
   const update = (next: ToolItem) => {
@@ -53,6 +57,7 @@ export function toolCard(item: ToolItem): ItemView<ToolItem> {
     output.textContent = next.output?.content ?? '';
     output.hidden = next.output === undefined;
     element.querySelector('.output-label')!.toggleAttribute('hidden', next.output === undefined);
+    approval.show(next.status === 'awaiting_approval');
   };
   update(item);
   return { element, update };
