@@ -37,9 +37,11 @@ const ENTRIES = [
   // xstate, zod (with its JSON Schema conversion) and rxjs alone are ≈ 32 kB of these; the state
   // machines (built at module scope) are ≈ 3 kB. The ceilings rose with features every agent
   // carries: cross-tab locks, writer fencing, drafts and resumable turns (+3.5 kB), tool sources
-  // (+1.3 kB), human approval of tool calls (+3.0 kB).
-  { name: 'minimal agent', file: 'minimal-agent.js', budgetKb: 55, ceilingKb: 73.5 },
-  { name: 'agent with a custom provider', file: 'custom-provider-agent.js', budgetKb: 35, ceilingKb: 67.5 },
+  // (+1.3 kB), human approval of tool calls (+3.0 kB), structured output and budgets (+4.0 kB:
+  // the final_answer tool and its repairs, the partial-JSON parser, the budget plan and the
+  // stored usage).
+  { name: 'minimal agent', file: 'minimal-agent.js', budgetKb: 55, ceilingKb: 77.5 },
+  { name: 'agent with a custom provider', file: 'custom-provider-agent.js', budgetKb: 35, ceilingKb: 71.5 },
   { name: 'defineTool alone', file: 'define-tool.js', budgetKb: 5 },
   // What `youyou-agent/mcp` adds to an app: this app's size minus the minimal agent's.
   {
