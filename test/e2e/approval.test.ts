@@ -70,3 +70,24 @@ describe('approval in the demo', () => {
     expect(await savedNotes(page)).toBe(JSON.stringify(['water the plants', 'call mum']));
   });
 });
+
+describe('approval across a reload', () => {
+  it('a reload while a note waits: the chat offers Continue, the card comes back, Allow saves the note once', async () => {
+    const page = await e2e.open({ offline: true });
+    await page.send('note: water the plants');
+    await waitingCard(page);
+    await page.reload();
+    await page.page.click('.sessions .session-open');
+    await page.page.waitForSelector('.session-banner[data-kind="interrupted"]');
+    expect(await page.page.textContent('.session-banner')).toContain('waited for approval');
+    expect(await savedNotes(page)).toBeNull();
+
+    await page.page.click('.session-banner .continue');
+    const card = await waitingCard(page);
+    await card.locator('button.approval-allow').click();
+    await turnsEnded(page, 1);
+    expect(await savedNotes(page)).toBe(JSON.stringify(['water the plants']));
+    const tools = (await page.items()).filter((i) => i.kind === 'tool');
+    expect(tools.map((t) => t.status)).toEqual(['done']);
+  });
+});
