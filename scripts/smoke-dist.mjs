@@ -1,7 +1,7 @@
 // Smoke test of the built package, as a user installs it: `npm pack`, install the tarball into a
 // scratch project, then
 // 1. without `openai` (an optional peer, so not installed): run a turn with a tool through
-//    `youyou-agent` and `youyou-agent/testing`, and type-check that consumer against the published
+//    `youyou-agent`, `youyou-agent/testing` and `youyou-agent/mcp`, and type-check that consumer against the published
 //    declarations;
 // 2. with `openai@7` added: type-check a consumer that passes its own `OpenAI` client to
 //    `OpenAIProvider`, and stream a response from a local server with and without that client
@@ -57,7 +57,12 @@ if (existsSync(join(dir, 'node_modules/openai')))
 const consumer = `
 import { AgentBuilder, InMemorySessionStorage, defineTool, type AgentEvent } from 'youyou-agent';
 import { ScriptedModelProvider, reply } from 'youyou-agent/testing';
+import { mcpServer } from 'youyou-agent/mcp';
 import * as z from 'zod/mini';
+
+// The MCP entry resolves and types; building a source opens no connection.
+const source = mcpServer({ name: 'notes', url: 'http://127.0.0.1:9/mcp' });
+if (source.id === '' || typeof source.tools !== 'function') throw new Error('mcpServer gave no tool source');
 
 const echo = defineTool({ name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }),
   execute: async ({ arguments: { text } }) => text.toUpperCase() });
@@ -72,7 +77,8 @@ turn.events.subscribe((e) => seen.push(e.payload.type));
 const result = await turn.result;
 await agent.shutdown();
 if (result.status !== 'completed' || !seen.includes('tool_call_end')) throw new Error('smoke turn failed: ' + seen.join(','));
-console.log('dist smoke (no openai installed): ' + seen.join(' → '));
+if (session.interruptedTurn !== null) throw new Error('a finished turn reads as interrupted');
+console.log('dist smoke (no openai installed): ' + seen.join(' → ') + '; youyou-agent/mcp loads');
 `;
 writeFileSync(join(dir, 'consumer.ts'), consumer);
 typeCheck('consumer.ts');
