@@ -221,9 +221,9 @@ export interface AgentConfig {
   /** Human approval of tool calls (`turn.approve` / `turn.deny`). */
   approval?: ApprovalConfig;
   /**
-   * Cost and token budgets per turn and per session, checked before every turn request: a
-   * request that would not fit is not sent, and the turn completes with `finishReason:
-   * 'budget_exceeded'`.
+   * Cost and token budgets per turn and per session, checked before every request they count
+   * (turn, compaction, memory): a request that would not fit is not sent. A turn then completes
+   * with `finishReason: 'budget_exceeded'`; a compaction or memory extraction is skipped.
    */
   budget?: BudgetConfig;
   /** XState inspection observer, given to the root actor (sees Agent, Session and Turn). */

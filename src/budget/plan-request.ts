@@ -1,6 +1,6 @@
 /**
- * Budgets, checked before every turn request: whether the request may go out, and how many
- * output tokens it may ask for. Pure.
+ * Budgets, checked before every request they count (turn, compaction, memory): whether the
+ * request may go out, and how many output tokens it may ask for. Pure.
  *
  * For each limit that applies, with `S` spent so far in its scope, `L` the limit, `E` the
  * request's estimated input tokens and prices `in` / `out` in USD per million tokens:

@@ -11,7 +11,7 @@ import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { MEMORY_CONSOLIDATION_PROMPT, renderMemoryConsolidationInput } from '../prompt/templates.js';
 import { collectText } from '../providers/collect-text.js';
-import type { Memory, TokenUsage } from '../types.js';
+import type { ChatRequest, Memory, TokenUsage } from '../types.js';
 import { MemoryDraftSchema, newMemory, parseJsonAnswer } from './model-answer.js';
 
 /**
@@ -41,6 +41,11 @@ export interface ConsolidateOptions {
   clock?: Clock;
   /** Called with the usage of the model's answer as soon as it is in, whether or not it is valid. */
   onUsage(usage: TokenUsage, cost: number | undefined): void;
+  /**
+   * The request as the budgets allow it (`maxOutputTokens` clamped); `null` when they cannot pay
+   * for it: then nothing is asked and nothing changes. Default: sent as it is.
+   */
+  admit?(request: ChatRequest): ChatRequest | null;
 }
 
 /** What a consolidation changed. */
@@ -51,7 +56,7 @@ export interface ConsolidationResult {
 
 /**
  * Consolidates the namespace if it holds more than `consolidateAbove` memories; `null` when it
- * does not (no model call).
+ * does not, or when the budgets cannot pay for the request (no model call).
  *
  * How many it holds: the storage port can only search, so the newest `consolidateAbove + 1` are
  * read to learn whether the namespace is over; if so, the newest {@link CONSOLIDATION_MAX_MEMORIES}
@@ -73,19 +78,16 @@ export async function consolidateMemories(options: ConsolidateOptions): Promise<
         ? probe.slice(0, CONSOLIDATION_MAX_MEMORIES)
         : await storage.search(namespace, '', CONSOLIDATION_MAX_MEMORIES);
 
-    const { text, usage, cost } = await collectText(
-      options.provider,
-      {
-        model: options.model,
-        systemPrompt: MEMORY_CONSOLIDATION_PROMPT,
-        messages: [
-          { type: 'user', content: [{ type: 'text', text: renderMemoryConsolidationInput(listed) }] },
-        ],
-        tools: [],
-        purpose: 'memory_consolidation',
-      },
-      options.signal,
-    );
+    const request: ChatRequest = {
+      model: options.model,
+      systemPrompt: MEMORY_CONSOLIDATION_PROMPT,
+      messages: [{ type: 'user', content: [{ type: 'text', text: renderMemoryConsolidationInput(listed) }] }],
+      tools: [],
+      purpose: 'memory_consolidation',
+    };
+    const admitted = options.admit ? options.admit(request) : request;
+    if (!admitted) return null;
+    const { text, usage, cost } = await collectText(options.provider, admitted, options.signal);
     if (usage) options.onUsage(usage, cost);
 
     const parsed = z.safeParse(ConsolidationAnswerSchema, parseJsonAnswer(text));

@@ -3,16 +3,19 @@
  * (a completed turn `checkpointInterval` turns after the last one) and at close — followed by a
  * consolidation when the namespace has grown past `consolidateAbove`. The usage of each model
  * call is reported in a `usage` event with `turnId: null`; a failure is a non-fatal
- * `MEMORY_FAILED` error event and never blocks the turn or the close.
+ * `MEMORY_FAILED` error event and never blocks the turn or the close. Both requests are held to
+ * the session's budgets (they belong to no turn): clamped to what is left, or skipped with a
+ * non-fatal `BUDGET_EXCEEDED` when the budgets cannot pay for them.
  * @module
  */
+import { admitRequest, type BudgetCheck } from '../budget/check-request.js';
 import type { Clock } from '../clock.js';
 import type { MemoryConfig } from '../config.js';
 import { toAgentError, type AgentError } from '../errors.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { responseCost } from '../providers/cost.js';
-import type { AgentEventPayload, Memory, Message, ModelInfo, TokenUsage } from '../types.js';
+import type { AgentEventPayload, ChatRequest, Memory, Message, ModelInfo, TokenUsage } from '../types.js';
 import { consolidateMemories } from './consolidation.js';
 import { extractMemories, loadMemories } from './memory-manager.js';
 
@@ -26,6 +29,8 @@ export interface MemoryScope {
   modelId: string;
   resolveModel(modelId: string): { provider: ModelProvider; model: ModelInfo };
   clock: Clock;
+  /** The budgets the memory requests are held to (the session's). */
+  budget: BudgetCheck;
   /** Emits an event outside any turn. */
   emit(payload: AgentEventPayload): void;
   report(error: AgentError): void;
@@ -61,6 +66,7 @@ export async function runMemoryExtraction(
       const reported = responseCost(usage, cost, model.pricing);
       scope.emit({ type: 'usage', usage, ...(reported !== undefined && { cost: reported }) });
     };
+    const admit = (request: ChatRequest) => admitRequest(scope.budget, request, model.pricing);
     const saved = await extractMemories({
       provider,
       model: modelId,
@@ -72,6 +78,7 @@ export async function runMemoryExtraction(
       signal,
       clock: scope.clock,
       onUsage: reportUsage,
+      admit,
     });
     if (saved.length === 0) return;
     await consolidateMemories({
@@ -84,6 +91,7 @@ export async function runMemoryExtraction(
       signal,
       clock: scope.clock,
       onUsage: reportUsage,
+      admit,
     });
   } catch (error) {
     if (signal.aborted) return;

@@ -12,7 +12,7 @@ import { collectText } from '../providers/collect-text.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { MEMORY_EXTRACTION_PROMPT, renderMemoryExtractionInput } from '../prompt/templates.js';
-import type { Memory, Message, TokenUsage } from '../types.js';
+import type { ChatRequest, Memory, Message, TokenUsage } from '../types.js';
 import { MemoryDraftSchema, newMemory, parseJsonAnswer } from './model-answer.js';
 
 /** What the extraction model must return. */
@@ -73,6 +73,11 @@ export interface ExtractOptions {
   clock?: Clock;
   /** Called with the usage of the model's answer as soon as it is in, whether or not it is valid. */
   onUsage(usage: TokenUsage, cost: number | undefined): void;
+  /**
+   * The request as the budgets allow it (`maxOutputTokens` clamped); `null` when they cannot pay
+   * for it: then nothing is asked and nothing saved. Default: sent as it is.
+   */
+  admit?(request: ChatRequest): ChatRequest | null;
 }
 
 /** Asks the model for memories worth keeping and saves them. */
@@ -80,30 +85,29 @@ export async function extractMemories(options: ExtractOptions): Promise<Memory[]
   const transcript = renderTranscript(options.messages);
   if (!transcript.trim()) return [];
   try {
-    const { text, usage, cost } = await collectText(
-      options.provider,
-      {
-        model: options.model,
-        systemPrompt: MEMORY_EXTRACTION_PROMPT,
-        messages: [
-          {
-            type: 'user',
-            content: [
-              {
-                type: 'text',
-                text: renderMemoryExtractionInput({
-                  transcript,
-                  existingMemories: options.existing.map((m) => m.content),
-                }),
-              },
-            ],
-          },
-        ],
-        tools: [],
-        purpose: 'memory_extraction',
-      },
-      options.signal,
-    );
+    const request: ChatRequest = {
+      model: options.model,
+      systemPrompt: MEMORY_EXTRACTION_PROMPT,
+      messages: [
+        {
+          type: 'user',
+          content: [
+            {
+              type: 'text',
+              text: renderMemoryExtractionInput({
+                transcript,
+                existingMemories: options.existing.map((m) => m.content),
+              }),
+            },
+          ],
+        },
+      ],
+      tools: [],
+      purpose: 'memory_extraction',
+    };
+    const admitted = options.admit ? options.admit(request) : request;
+    if (!admitted) return [];
+    const { text, usage, cost } = await collectText(options.provider, admitted, options.signal);
     if (usage) options.onUsage(usage, cost);
     const parsed = z.safeParse(ExtractionOutputSchema, parseJsonAnswer(text));
     if (!parsed.success) throw new Error('the answer does not match {"memories":[{"content","tags"?}]}');

@@ -3,6 +3,7 @@
  * @module
  */
 import type { Clock } from '../clock.js';
+import type { UsageTotals } from '../conversation/usage-totals.js';
 import { pairToolCalls } from '../context/pair-tool-calls.js';
 import { AgentError, describeError, Errors } from '../errors.js';
 import { generateId } from '../ids.js';
@@ -15,6 +16,7 @@ import { approvalBatchFromEvents, pendingApprovalsFromEvents } from '../approval
 import type { Message, PendingApproval, SessionEvent } from '../types.js';
 import { findInterruptedTurn, type InterruptedTurnRecord } from './interrupted-turn.js';
 import { replaySessionEvents, type ReplayedSession } from './replay.js';
+import { storedUsageTotals } from './usage-records.js';
 
 /** What a resumed session finds of a turn a reload cut off. */
 export interface LoadedInterruptedTurn extends InterruptedTurnRecord {
@@ -29,6 +31,8 @@ export interface LoadedInterruptedTurn extends InterruptedTurnRecord {
   pendingApprovals: PendingApproval[];
   /** The batch those calls belong to, as the Turn machine re-enters `awaitingApproval` with it. */
   approvalBatch: ApprovalBatch | null;
+  /** What the turn's responses before the reload used: a continued turn's budget goes on from it. */
+  spent: UsageTotals;
 }
 
 /** A stored session, ready to reopen. */
@@ -69,6 +73,7 @@ export async function loadSessionForResume(
       partialText: await loadPartialText(storage, sessionId, record.turnId, options),
       pendingApprovals: pendingApprovalsFromEvents(events, record.turnId),
       approvalBatch: approvalBatchFromEvents(events, record.turnId),
+      spent: storedUsageTotals(events, record.turnId),
     };
   }
   return { ...replayed, messages: paired.messages, events, interrupted };

@@ -29,16 +29,18 @@ export function usageRecord(
 }
 
 /**
- * The sum of a session's stored usage records; records that do not parse are skipped.
+ * The sum of a session's stored usage records, or of one turn's when `turnId` is given; records
+ * that do not parse are skipped.
  * @example
  * storedUsageTotals((await storage.loadSession(id)) ?? []).cost; // USD so far, or null
  */
-export function storedUsageTotals(events: readonly SessionEvent[]): UsageTotals {
+export function storedUsageTotals(events: readonly SessionEvent[], turnId?: string): UsageTotals {
   let totals = NO_USAGE;
   for (const { payload } of events) {
     if (payload.type !== 'metadata' || payload.key !== USAGE_KEY) continue;
     const parsed = z.safeParse(UsageRecordSchema, payload.value);
-    if (parsed.success) totals = addResponse(totals, parsed.data.usage, parsed.data.cost);
+    if (!parsed.success || (turnId !== undefined && parsed.data.turnId !== turnId)) continue;
+    totals = addResponse(totals, parsed.data.usage, parsed.data.cost);
   }
   return totals;
 }

@@ -194,6 +194,8 @@ export class SessionScope {
       this.report(id, error),
     );
     this.#turn = new TurnRun(id, input, this.events.openTurn(id), prompt, continuation, options);
+    // A continued turn is the same turn: what it spent before the reload counts in its budget.
+    if (continuation !== null && this.interrupted?.turnId === id) this.#turn.spent = this.interrupted.spent;
     this.conversation.turnStarted(id, this.#turn.result);
     return this.#turn;
   }

@@ -12,6 +12,7 @@ import type { Message, ToolSpec } from '../types.js';
 import type { SessionScope } from './session-scope.js';
 import type { ApprovalsScope, CancelApprovalsScope } from './steps/await-approvals.js';
 import { sessionBudget } from '../budget/budget-config.js';
+import type { BudgetCheck } from '../budget/check-request.js';
 import { unwrapAnswer } from '../output/final-answer.js';
 import { PartialOutput } from '../output/partial-output.js';
 import type { CheckBudgetScope } from './steps/check-budget.js';
@@ -68,6 +69,28 @@ function sourcedToolsResolver(session: SessionScope, turn: TurnRun) {
   };
 }
 
+/**
+ * The budgets of a request of `turn` (`null`: outside a turn, only the session's apply); its
+ * reports go to the turn, or to the session. `COST_UNKNOWN` is reported once per `Session` object.
+ */
+function budgetCheck(
+  session: SessionScope,
+  turn: TurnRun | null,
+  report: (error: Parameters<SessionScope['report']>[1]) => void = (error) =>
+    session.report(turn?.id ?? null, error),
+): BudgetCheck {
+  return {
+    turn: () => turn && { limits: turn.options.budget, spent: turn.spent },
+    session: () => ({ limits: sessionBudget(session.services.config.budget), spent: session.spent }),
+    reportCostUnknownOnce: (error) => {
+      if (session.costUnknownReported) return;
+      session.costUnknownReported = true;
+      session.report(turn?.id ?? null, error);
+    },
+    report,
+  };
+}
+
 /** The session's memory work, or `null` without memory config or storage. */
 function memoryScope(session: SessionScope): MemoryScope | null {
   const { config, memoryStorage, providers } = session.services;
@@ -79,6 +102,8 @@ function memoryScope(session: SessionScope): MemoryScope | null {
     modelId: session.modelId,
     resolveModel: (modelId) => providers.resolve(modelId),
     clock: session.clock,
+    // Memory responses are counted outside any turn: only the session's budgets hold them.
+    budget: budgetCheck(session, null),
     emit: (payload) => void session.events.emit(null, payload),
     report: (error) => session.report(null, error),
   };
@@ -147,6 +172,12 @@ export function compactScope(session: SessionScope, turn: TurnRun): CompactScope
     threshold: compactionThreshold(session.model.contextWindow, compaction),
     keepRecentToolResults: compaction.keepRecentToolResults,
     keepRecentRatio: compaction.keepRecentRatio,
+    // A summary the budgets cannot pay for is reported once a turn, not at every round.
+    budget: budgetCheck(session, turn, (error) => {
+      if (turn.compactionOverBudget) return;
+      turn.compactionOverBudget = true;
+      session.report(turn.id, error);
+    }),
     record: (payload) => session.record(payload),
   };
 }
@@ -184,14 +215,7 @@ export function checkBudgetScope(session: SessionScope, turn: TurnRun): CheckBud
     model: session.model,
     prompt: turn.prompt,
     estimateTokens: estimator(session, turn),
-    turn: { limits: turn.options.budget, spent: turn.spent },
-    session: { limits: sessionBudget(session.services.config.budget), spent: session.spent },
-    reportCostUnknownOnce: (error) => {
-      if (session.costUnknownReported) return;
-      session.costUnknownReported = true;
-      session.report(turn.id, error);
-    },
-    report: (error) => session.report(turn.id, error),
+    budget: budgetCheck(session, turn),
   };
 }
 

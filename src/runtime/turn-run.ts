@@ -74,6 +74,8 @@ export class TurnRun {
 
   /** What this turn's responses used so far (compaction included). */
   spent: UsageTotals = NO_USAGE;
+  /** Whether a compaction the budgets could not pay for was reported (once a turn). */
+  compactionOverBudget = false;
   /** The structured answer's partials as they stream; `null` without structured output. */
   partialOutput: PartialOutput | null = null;
   /** The valid structured answer, once accepted. */

@@ -6,9 +6,16 @@
  * compaction emits `context_compacted` and saves a `context_snapshot`, so a resume starts from
  * the compacted history. The step returns the breaker's new count: 0 after a success, one more
  * after a failure; at `maxCompactionFailures` it says that compaction is off for the session.
+ *
+ * The summary request is held to the turn's and the session's budgets like a turn request: its
+ * `maxOutputTokens` clamped to what is left, or — when they cannot pay for it — not sent. Then the
+ * turn goes on as after a failed compaction (the turn's own budget check decides whether its
+ * request goes out), but the breaker's count is left as it was: a budget that is spent says
+ * nothing about whether compaction works, and must not switch it off for the session.
  * @module
  */
 import type { CompactInput, CompactOutput } from '../../../machines/turn.types.js';
+import { admitRequest, type BudgetCheck } from '../../budget/check-request.js';
 import { microCompact, recentSplitIndex } from '../../context/context-manager.js';
 import { AgentError, describeError, Errors } from '../../errors.js';
 import { CONTEXT_SNAPSHOT_KEY } from '../../persistence/metadata-keys.js';
@@ -17,7 +24,14 @@ import { collectText } from '../../providers/collect-text.js';
 import { responseCost } from '../../providers/cost.js';
 import type { SessionPrompt, TurnPrompt } from '../../prompt/session-prompt.js';
 import { COMPACTION_PROMPT, COMPACTION_SUMMARY_PREFIX } from '../../prompt/templates.js';
-import type { AgentEventPayload, Message, ModelInfo, SessionEventPayload, TokenUsage } from '../../types.js';
+import type {
+  AgentEventPayload,
+  ChatRequest,
+  Message,
+  ModelInfo,
+  SessionEventPayload,
+  TokenUsage,
+} from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
 
 /** What `compactContext` uses. */
@@ -34,10 +48,15 @@ export interface CompactScope {
   keepRecentToolResults: number;
   keepRecentRatio: number;
   hook: HookCaller;
+  /** The budgets the summary request is held to (they report when they cannot pay for it). */
+  budget: BudgetCheck;
   emit(payload: AgentEventPayload): void;
   report(error: AgentError): void;
   record(payload: SessionEventPayload): void;
 }
+
+/** The budgets could not pay for the summary: no request was made. */
+const OVER_BUDGET = 'over budget';
 
 /** Runs the `compacting` step. Never throws: a failure feeds the breaker and is reported. */
 export async function compactContext(
@@ -62,6 +81,7 @@ export async function compactContext(
       });
       if (hook.aborted === null && !signal.aborted) {
         const summary = await summarize(scope, signal);
+        if (summary === OVER_BUDGET) return { usage, compactionFailures: input.compactionFailures };
         if (summary && !signal.aborted) {
           usage = summary.usage;
           // The summary is a model response too: its usage is reported, and counts in the turn's.
@@ -118,24 +138,25 @@ function apply(
 async function summarize(
   scope: CompactScope,
   signal: AbortSignal,
-): Promise<{ messages: Message[]; usage: TokenUsage | null; cost: number | undefined } | null> {
+): Promise<
+  { messages: Message[]; usage: TokenUsage | null; cost: number | undefined } | typeof OVER_BUDGET | null
+> {
   const all = scope.history.messages;
   const split = recentSplitIndex(all, Math.floor(scope.model.contextWindow * scope.keepRecentRatio));
   if (split === 0) return null; // nothing old enough to summarize
-  const { text, usage, cost } = await collectText(
-    scope.provider,
-    {
-      model: scope.model.id,
-      systemPrompt: COMPACTION_PROMPT,
-      messages: [
-        ...all.slice(0, split),
-        { type: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] },
-      ],
-      tools: [],
-      purpose: 'compaction',
-    },
-    signal,
-  );
+  const request: ChatRequest = {
+    model: scope.model.id,
+    systemPrompt: COMPACTION_PROMPT,
+    messages: [
+      ...all.slice(0, split),
+      { type: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] },
+    ],
+    tools: [],
+    purpose: 'compaction',
+  };
+  const admitted = admitRequest(scope.budget, request, scope.model.pricing);
+  if (!admitted) return OVER_BUDGET;
+  const { text, usage, cost } = await collectText(scope.provider, admitted, signal);
   if (!text.trim()) throw Errors.compact('the model returned an empty summary');
   return {
     messages: [

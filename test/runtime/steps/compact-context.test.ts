@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { BudgetLimits } from '../../../src/budget/plan-request.js';
+import { NO_USAGE, type UsageTotals } from '../../../src/conversation/usage-totals.js';
 import { ContextManager } from '../../../src/context/context-manager.js';
 import { AgentError } from '../../../src/errors.js';
 import { compactContext, type CompactScope } from '../../../src/runtime/steps/compact-context.js';
@@ -38,6 +40,8 @@ interface Options {
   threshold: number;
   script?: ScriptStep[];
   model?: ModelInfo;
+  /** The turn's budget and what it spent (default: none). */
+  budget?: { limits: BudgetLimits; spent?: UsageTotals };
 }
 
 /** A window of 100 tokens, half of it kept as recent messages; one tool result kept whole. */
@@ -56,6 +60,12 @@ function setup(options: Options) {
     keepRecentToolResults: 1,
     keepRecentRatio: 0.5,
     hook: journal.hook,
+    budget: {
+      turn: () => ({ limits: options.budget?.limits ?? {}, spent: options.budget?.spent ?? NO_USAGE }),
+      session: () => ({ limits: {}, spent: NO_USAGE }),
+      reportCostUnknownOnce: journal.report,
+      report: journal.report,
+    },
     emit: journal.emit,
     report: journal.report,
     record: journal.record,
@@ -171,6 +181,47 @@ describe('compactContext: summary compaction', () => {
     expect(provider.calls).toBe(0);
     expect(context.messages).toEqual(CHAT);
     expect(journal.trail).toEqual(['hook:before_compact']);
+  });
+});
+
+describe('compactContext: budgets', () => {
+  /** $1 per million tokens in and out. */
+  const priced = model({ contextWindow: 100, pricing: { inputPerMillion: 1, outputPerMillion: 1 } });
+
+  it('clamps the summary request to what the budget leaves', async () => {
+    const { provider, scope } = setup({
+      history: CHAT,
+      threshold: 100,
+      model: priced,
+      script: [reply.text('summary')],
+      // 0.001 USD left of 0.0015: 1000 tokens, less the request's input
+      budget: { limits: { maxCost: 0.0015 }, spent: { usage: usage(0, 0), cost: 0.0005 } },
+    });
+    await compactContext(scope, input(), live());
+    const [request] = provider.requests;
+    const inputTokens = Math.ceil(
+      (COMPACTION_PROMPT.length * 2 + 800) / 4, // the prompt, twice, and the two old messages
+    );
+    expect(request!.maxOutputTokens).toBe(1000 - inputTokens);
+  });
+
+  it('one the budget cannot pay for is not sent, reported, and leaves the breaker as it was', async () => {
+    const { journal, context, provider, scope } = setup({
+      history: CHAT,
+      threshold: 100,
+      model: priced,
+      script: [reply.text('summary')],
+      budget: { limits: { maxCost: 0.0001 } },
+    });
+    expect(await compactContext(scope, input(2), live())).toEqual({ usage: null, compactionFailures: 2 });
+    expect(provider.calls).toBe(0);
+    expect(context.messages).toEqual(CHAT);
+    expect(journal.reported.map((e) => e.message)).toEqual([
+      expect.stringMatching(
+        /^\[BUDGET_EXCEEDED\] the turn budget of 0\.0001 USD has no room for the compaction request /,
+      ),
+    ]);
+    expect(journal.trail).toEqual(['hook:before_compact', 'report:BUDGET_EXCEEDED']);
   });
 });
 
