@@ -39,9 +39,12 @@ const ENTRIES = [
   // carries: cross-tab locks, writer fencing, drafts and resumable turns (+3.5 kB), tool sources
   // (+1.3 kB), human approval of tool calls (+3.0 kB), structured output and budgets (+4.0 kB:
   // the final_answer tool and its repairs, the partial-JSON parser, the budget plan and the
-  // stored usage).
-  { name: 'minimal agent', file: 'minimal-agent.js', budgetKb: 55, ceilingKb: 77.5 },
-  { name: 'agent with a custom provider', file: 'custom-provider-agent.js', budgetKb: 35, ceilingKb: 71.5 },
+  // stored usage). The memory work loads by `import()`: a Vite build leaves it out of the initial
+  // chunk (a 2.5 kB chunk of its own), while esbuild without code splitting inlines it and, for
+  // every `import()` in the graph, wraps the imported module and all it imports in lazy
+  // initialisers (≈ 1 kB here, with ProviderRegistry's `import()` of the OpenAI provider).
+  { name: 'minimal agent', file: 'minimal-agent.js', budgetKb: 55, ceilingKb: 77.0 },
+  { name: 'agent with a custom provider', file: 'custom-provider-agent.js', budgetKb: 35, ceilingKb: 70.8 },
   { name: 'defineTool alone', file: 'define-tool.js', budgetKb: 5 },
   // What `youyou-agent/mcp` adds to an app: this app's size minus the minimal agent's.
   {
@@ -81,6 +84,9 @@ async function esbuildBundle(entry, external = []) {
     target: TARGET,
     define: { 'process.env.NODE_ENV': '"production"' },
     legalComments: 'none',
+    // Not the repository's tsconfig.json: its `paths` map `youyou-agent` to `src/` (for the demo
+    // and the tests), and the apps must bundle `dist/` as a user's bundler does.
+    tsconfigRaw: '{}',
     external,
     metafile: true,
     write: false,

@@ -13,9 +13,9 @@
  */
 import * as z from 'zod/mini';
 import type { AgentError } from './errors.js';
+import { isoTimestamp } from './iso-timestamp.js';
 
 const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
-const isoTimestamp = () => z.iso.datetime({ offset: true });
 
 /** All error codes an {@link AgentError} can carry. */
 export const AGENT_ERROR_CODES = [

@@ -12,13 +12,12 @@
  */
 import * as z from 'zod/mini';
 import { CONTEXT_SNAPSHOT_KEY, TURN_OUTPUT_KEY } from '../persistence/metadata-keys.js';
-import { eventToMessage } from '../persistence/replay.js';
+import { eventToMessage, SnapshotSchema } from '../persistence/replay.js';
 import { INTERRUPTED_MESSAGE_NOTE } from '../prompt/templates.js';
-import { MessageSchema, type Message, type SessionEvent } from '../types.js';
+import type { Message, SessionEvent } from '../types.js';
 import { applyCompaction, applyMessage, applyOutput } from './from-messages.js';
 import { ConversationItems } from './items.js';
 
-const SnapshotSchema = /* @__PURE__ */ (() => z.array(MessageSchema))();
 const TurnOutputRecordSchema = /* @__PURE__ */ (() =>
   z.looseObject({ turnId: z.string(), callId: z.string(), output: z.unknown() }))();
 

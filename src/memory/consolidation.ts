@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { AgentError, describeError, Errors } from '../errors.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
-import { MEMORY_CONSOLIDATION_PROMPT, renderMemoryConsolidationInput } from '../prompt/templates.js';
+import { MEMORY_CONSOLIDATION_PROMPT, renderMemoryConsolidationInput } from '../prompt/memory-templates.js';
 import { collectText } from '../providers/collect-text.js';
 import type { ChatRequest, Memory, TokenUsage } from '../types.js';
 import { MemoryDraftSchema, newMemory, parseJsonAnswer } from './model-answer.js';

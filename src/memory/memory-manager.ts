@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import { collectText } from '../providers/collect-text.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
-import { MEMORY_EXTRACTION_PROMPT, renderMemoryExtractionInput } from '../prompt/templates.js';
+import { MEMORY_EXTRACTION_PROMPT, renderMemoryExtractionInput } from '../prompt/memory-templates.js';
 import type { ChatRequest, Memory, Message, TokenUsage } from '../types.js';
 import { MemoryDraftSchema, newMemory, parseJsonAnswer } from './model-answer.js';
 

@@ -18,7 +18,8 @@ const StoredSessionConfigSchema = z.looseObject({
 /** The stored form of the session config. */
 export type StoredSessionConfig = SessionConfig & { modelId: string };
 
-const SnapshotSchema = z.array(MessageSchema);
+/** A stored context snapshot: the history that replaced the one before it. */
+export const SnapshotSchema = /* @__PURE__ */ (() => z.array(MessageSchema))();
 
 /** What a session's events say. */
 export interface ReplayedSession {

@@ -5,7 +5,7 @@
  * @module
  */
 import { compactionThreshold } from '../context/token-estimate.js';
-import { loadSessionMemories, runMemoryExtraction, type MemoryScope } from '../memory/extraction.js';
+import type { MemoryScope } from '../memory/extraction.js';
 import { TOOL_STARTED_KEY } from '../persistence/metadata-keys.js';
 import { NO_SOURCED_TOOLS } from '../tools/tool-sources.js';
 import type { Message, ToolSpec } from '../types.js';
@@ -109,12 +109,23 @@ function memoryScope(session: SessionScope): MemoryScope | null {
   };
 }
 
+/**
+ * The memory work, loaded on first use: an agent without memory config never runs it, so a
+ * bundler that splits code keeps it (and its prompts) out of the app's initial chunk.
+ */
+const memoryWork = () => import('../memory/extraction.js');
+
 /** Extraction over the session's current history, or `null` without memory. */
 function memoryExtraction(session: SessionScope) {
   const scope = memoryScope(session);
   if (!scope) return null;
-  return (signal: AbortSignal) =>
-    runMemoryExtraction(scope, session.history.messages, session.prompt.memories, signal);
+  return async (signal: AbortSignal) =>
+    (await memoryWork()).runMemoryExtraction(
+      scope,
+      session.history.messages,
+      session.prompt.memories,
+      signal,
+    );
 }
 
 export function startTurnScope(session: SessionScope, turn: TurnRun): StartTurnScope {
@@ -327,7 +338,7 @@ export function openSessionScope(session: SessionScope): OpenSessionScope {
     sessionConfig: session.sessionConfig,
     record: (payload) => session.record(payload),
     hook: session.hooks(null),
-    loadMemories: memory && (() => loadSessionMemories(memory)),
+    loadMemories: memory && (async () => (await memoryWork()).loadSessionMemories(memory)),
     useMemories: (memories) => session.prompt.useMemories(memories),
     report: (error) => session.report(null, error),
   };

@@ -10,6 +10,7 @@ import * as z from 'zod/mini';
 import { Errors, type AgentError } from '../errors.js';
 import type { SaveEventOptions, SessionDraft } from '../ports/storage.js';
 import { parseInput } from '../validate.js';
+import { isoTimestamp } from '../iso-timestamp.js';
 
 const EpochSchema = z.number().check(z.int(), z.minimum(0));
 
@@ -23,7 +24,7 @@ const SaveEventOptionsSchema = z.optional(z.object({ writerEpoch: z.optional(Epo
 export const SessionDraftSchema = z.strictObject({
   turnId: z.string(),
   text: z.string(),
-  updatedAt: z.iso.datetime({ offset: true }),
+  updatedAt: isoTimestamp(),
 });
 
 /** `saveEvent`'s options validated (`INVALID_INPUT`): the writer's epoch, if it gave one. */

@@ -14,7 +14,7 @@ import {
   type ModelPricing,
 } from '../../src/index.js';
 import { CONSOLIDATION_MAX_MEMORIES } from '../../src/memory/consolidation.js';
-import { MEMORY_CONSOLIDATION_PROMPT } from '../../src/prompt/templates.js';
+import { MEMORY_CONSOLIDATION_PROMPT } from '../../src/prompt/memory-templates.js';
 import { SCRIPTED_MODEL, ScriptedModelProvider, reply, type ScriptStep } from '../../src/testing/index.js';
 
 const NAMESPACE = 'alice';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_TOOL_CALLS_NOTE,
   MEMORY_EXTRACTION_INPUT_TEMPLATE,
   MEMORY_EXTRACTION_PROMPT,
   renderMemoryExtractionInput,
-} from '../../src/prompt/templates.js';
+} from '../../src/prompt/memory-templates.js';
+import { MAX_TOOL_CALLS_NOTE } from '../../src/prompt/templates.js';
 
 describe('templates', () => {
   it('asks memory extraction for exactly {"memories":[{"content","tags"?}]}', () => {
