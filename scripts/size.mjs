@@ -45,7 +45,7 @@ const ENTRIES = [
   // initialisers (≈ 1 kB here, with ProviderRegistry's `import()` of the OpenAI provider).
   // Budgets on compaction and memory requests added 0.4 kB.
   { name: 'minimal agent', file: 'minimal-agent.js', budgetKb: 55, ceilingKb: 77.5 },
-  { name: 'agent with a custom provider', file: 'custom-provider-agent.js', budgetKb: 35, ceilingKb: 71.3 },
+  { name: 'agent with a custom provider', file: 'custom-provider-agent.js', budgetKb: 35, ceilingKb: 71.4 },
   { name: 'defineTool alone', file: 'define-tool.js', budgetKb: 5 },
   // What `youyou-agent/mcp` adds to an app: this app's size minus the minimal agent's.
   {
