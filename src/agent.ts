@@ -15,7 +15,7 @@ import type { AgentServices } from './runtime/agent-services.js';
 import { showInterruptedTurn } from './runtime/interrupted-turn.js';
 import { TIMED_OUT, withTimeout } from './timeout.js';
 import { SessionChangeFeed, type SessionChange } from './sync/session-change-feed.js';
-import type { Observable } from 'rxjs/internal/Observable';
+import type { Observable } from 'rxjs';
 import { SessionScope } from './runtime/session-scope.js';
 import { asRuntimeError, createAgentActor } from './runtime/wire-machines.js';
 import { Session } from './session.js';
