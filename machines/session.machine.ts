@@ -61,6 +61,8 @@ export type SessionMachineEvent =
       outputRepairs?: number | null;
       /** Whether a budget applies to the turn. */
       budgeted?: boolean;
+      /** Whether a call of the turn may wait for a decision; absent: it may. */
+      approvalsPossible?: boolean;
     }
   | { type: 'CANCEL' }
   | { type: 'CLOSE' }
@@ -98,6 +100,7 @@ function turnInput(context: SessionContext, send: Extract<SessionMachineEvent, {
     turnId: send.turnId,
     outputRepairs: send.outputRepairs ?? null,
     budgeted: send.budgeted ?? false,
+    approvalsPossible: send.approvalsPossible ?? true,
     sessionId: context.sessionId,
     maxRetries: limits.maxRetries,
     maxToolCallsPerTurn: limits.maxToolCallsPerTurn,

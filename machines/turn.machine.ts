@@ -113,7 +113,8 @@ const endTurnInput = (context: TurnContext, status: TurnStatus): EndTurnInput =>
 
 /**
  * Turn machine: `working` (starting or resuming → preparing → compacting → requesting ⇄
- * reviewing tools → awaiting approval → dispatching tools) → ending → final.
+ * reviewing tools (when a call may need a decision) → awaiting approval → dispatching tools) →
+ * ending → final.
  */
 export const turnMachine = /* @__PURE__ */ setup({
   types: {
@@ -185,9 +186,12 @@ export const turnMachine = /* @__PURE__ */ setup({
     })),
     recordFailure: assign((_, params: { error: AgentError }) => ({ lastError: params.error })),
     nextAttempt: assign(({ context }) => ({ attempt: context.attempt + 1, lastError: null })),
+    /** The batch is done: its calls are counted, its approval state is spent. */
     countToolCalls: assign(({ context }, params: { count: number }) => ({
       toolCallCount: context.toolCallCount + params.count,
       pendingToolCalls: [],
+      awaitingApprovals: [],
+      approvalDecisions: [],
     })),
     finishAtToolLimit: assign({ finishReason: 'max_tool_calls' }),
     recordBudget: assign((_, params: { output: CheckBudgetOutput & { allowed: true } }) => ({
@@ -239,6 +243,9 @@ export const turnMachine = /* @__PURE__ */ setup({
       context.attempt <= context.maxRetries,
     retryApproved: (_, params: { output: RetryOutput }) => params.output.retry,
     cancelRequested: ({ context }) => context.cancelRequested,
+    /** Tool calls that some policy, rule, tool or source may want decided first. */
+    callsToReview: ({ context }, params: { output: StreamOutput }) =>
+      context.approvalsPossible && params.output.ok && params.output.toolCalls.length > 0,
     approvalsPending: (_, params: { output: ReviewOutput }) => params.output.awaiting.length > 0,
     isContinuation: ({ context }) => context.continued,
     hasCallsToRun: (_, params: { output: ResumeTurnOutput }) => params.output.toolCalls.length > 0,
@@ -414,8 +421,14 @@ export const turnMachine = /* @__PURE__ */ setup({
                 actions: RECORD_RESPONSE,
               },
               {
-                guard: { type: 'hasToolCalls', params: ({ event }) => ({ output: event.output }) },
+                guard: { type: 'callsToReview', params: ({ event }) => ({ output: event.output }) },
                 target: 'reviewingTools',
+                actions: RECORD_RESPONSE,
+              },
+              // Nothing could ask for a decision: the batch runs without a review.
+              {
+                guard: { type: 'hasToolCalls', params: ({ event }) => ({ output: event.output }) },
+                target: 'dispatchingTools',
                 actions: RECORD_RESPONSE,
               },
               {

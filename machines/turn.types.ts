@@ -28,6 +28,11 @@ export interface TurnInput {
   outputRepairs: number | null;
   /** Whether a budget applies to this turn (then every request is checked first). */
   budgeted: boolean;
+  /**
+   * Whether a call of this turn may wait for a decision: an approval policy, a session rule, a
+   * tool with `needsApproval` or a tool source. Without any, the review of each batch is skipped.
+   */
+  approvalsPossible: boolean;
   /** The turn continues one a reload interrupted (same id): it resumes instead of starting. */
   continued: boolean;
 }

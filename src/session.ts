@@ -10,6 +10,7 @@ import type { Observable } from 'rxjs';
 import type { ActorRefFrom } from 'xstate';
 import type { sessionMachine } from '../machines/session.machine.js';
 import type { ApprovalDesk, PendingApproval } from './approval/approval-desk.js';
+import { approvalsPossible } from './approval/approval-route.js';
 import {
   MessageBudgetSchema,
   sessionBudget,
@@ -318,6 +319,12 @@ export class Session {
       continued,
       outputRepairs: output?.maxRepairs ?? null,
       budgeted: hasLimits(budget) || hasLimits(sessionBudget(this.#scope.services.config.budget)),
+      approvalsPossible: approvalsPossible({
+        policy: this.#scope.services.config.approval.policy,
+        rules: this.#scope.approvalRules,
+        tools: this.#scope.services.tools,
+        toolSources: this.#scope.services.toolSources,
+      }),
     });
     return new RunningTurn<T>(turn, () => {
       if (ref.getSnapshot().context.activeTurnId !== turn.id) return;

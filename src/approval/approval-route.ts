@@ -40,3 +40,27 @@ export function routeApproval(policy: ApprovalPolicyAnswer, rule: ApprovalRule |
 export function isPolicyAnswer(value: unknown): value is ApprovalPolicyAnswer {
   return value === undefined || value === 'allow' || value === 'ask' || value === 'deny';
 }
+
+/** What can make a call wait for a decision. */
+export interface ApprovalSources {
+  policy: unknown;
+  rules: { readonly size: number };
+  tools: { mayNeedApproval(): boolean };
+  /** Tool sources: their tools are not known before a request. */
+  toolSources: { readonly size: number };
+}
+
+/**
+ * Whether any call of a turn may wait for a decision: with no policy, no session rule, no tool
+ * that sets `needsApproval` and no tool source, every call runs unreviewed.
+ * @example
+ * approvalsPossible({ policy: undefined, rules: new Map(), tools, toolSources: new Map() });
+ */
+export function approvalsPossible(sources: ApprovalSources): boolean {
+  return (
+    sources.policy !== undefined ||
+    sources.rules.size > 0 ||
+    sources.toolSources.size > 0 ||
+    sources.tools.mayNeedApproval()
+  );
+}

@@ -9,7 +9,10 @@
  * measured again only when the history or the usage baseline changed, never for a delta.
  * @module
  */
-import { BehaviorSubject, Observable } from 'rxjs';
+// The classes alone (rxjs's `exports` map allows these paths): under Node, `rxjs` itself is a
+// CommonJS barrel that loads some 220 modules at import.
+import { BehaviorSubject } from 'rxjs/internal/BehaviorSubject';
+import { Observable } from 'rxjs/internal/Observable';
 import type { AgentEvent, Message, SessionEvent } from '../types.js';
 import { measureContext, type ContextMeterSource } from './context-meter.js';
 import { applyMessage } from './from-messages.js';

@@ -163,7 +163,8 @@ export function prepareScope(session: SessionScope, turn: TurnRun): PrepareScope
   return {
     prompt: turn.prompt,
     estimateTokens: estimator(session, turn),
-    resolveSourcedTools: sourcedToolsResolver(session, turn),
+    // No tool source, nothing to wait for before each request.
+    resolveSourcedTools: session.services.toolSources.size === 0 ? null : sourcedToolsResolver(session, turn),
     compactionThreshold: compaction.enabled
       ? compactionThreshold(session.model.contextWindow, compaction)
       : null,

@@ -29,6 +29,15 @@ export const SessionDraftSchema = z.strictObject({
 
 /** `saveEvent`'s options validated (`INVALID_INPUT`): the writer's epoch, if it gave one. */
 export function parseWriterEpoch(options: SaveEventOptions | undefined): number | undefined {
+  // Every write of a session passes here: the valid shapes are told apart without a parse, the
+  // schema only words the error of an invalid one.
+  if (options === undefined) return undefined;
+  if (typeof options === 'object' && options !== null && !Array.isArray(options)) {
+    const epoch: unknown = options.writerEpoch;
+    if (epoch === undefined || (Number.isInteger(epoch) && (epoch as number) >= 0)) {
+      return epoch as number | undefined;
+    }
+  }
   return parseInput(SaveEventOptionsSchema, options, 'options')?.writerEpoch;
 }
 

@@ -127,6 +127,14 @@ export class ToolDispatcher {
     this.#hooks = hooks;
   }
 
+  /** Whether a registered tool may ask for approval (`needsApproval` set and not `false`). */
+  mayNeedApproval(): boolean {
+    for (const tool of this.#tools.values()) {
+      if (tool.needsApproval !== undefined && tool.needsApproval !== false) return true;
+    }
+    return false;
+  }
+
   /** Whether a tool named `name` is registered. */
   has(name: string): boolean {
     return this.#tools.has(name);

@@ -1,8 +1,39 @@
 /** The order of approval rules, and the bounds around foreign approval code. */
 import { describe, expect, it } from 'vitest';
-import { isPolicyAnswer, routeApproval } from '../../src/approval/approval-route.js';
+import { approvalsPossible, isPolicyAnswer, routeApproval } from '../../src/approval/approval-route.js';
+import { HookRegistry } from '../../src/hooks/hook-registry.js';
+import { defineTool, type ToolHandler } from '../../src/ports/tool-handler.js';
+import { ToolDispatcher } from '../../src/tools/tool-dispatcher.js';
 import { callBounded } from '../../src/approval/bounded-call.js';
 import { ManualClock } from '../runtime/manual-clock.js';
+import * as z from 'zod/mini';
+
+describe('approvalsPossible', () => {
+  const tool = (needsApproval?: ToolHandler['needsApproval']) =>
+    defineTool({
+      name: 'write',
+      description: 'Writes.',
+      parameters: z.object({}),
+      execute: async () => 'ok',
+      ...(needsApproval !== undefined && { needsApproval }),
+    });
+  const tools = (handler: ToolHandler) =>
+    new ToolDispatcher({ tools: [handler], timeoutMs: 1_000, hooks: new HookRegistry({ timeoutMs: 1_000 }) });
+  const none = { policy: undefined, rules: new Map(), toolSources: new Map() };
+
+  it('is false only when nothing can ask: no policy, rule, approving tool or tool source', () => {
+    expect(approvalsPossible({ ...none, tools: tools(tool()) })).toBe(false);
+    expect(approvalsPossible({ ...none, tools: tools(tool(false)) })).toBe(false);
+    expect(approvalsPossible({ ...none, tools: tools(tool(true)) })).toBe(true);
+    expect(approvalsPossible({ ...none, tools: tools(tool(() => false)) })).toBe(true);
+    expect(approvalsPossible({ ...none, policy: () => undefined, tools: tools(tool()) })).toBe(true);
+    const rules = new Map([['write', { approved: false }]]);
+    expect(approvalsPossible({ ...none, rules, tools: tools(tool()) })).toBe(true);
+    expect(approvalsPossible({ ...none, toolSources: new Map([['mcp', {}]]), tools: tools(tool()) })).toBe(
+      true,
+    );
+  });
+});
 
 describe('routeApproval', () => {
   it('policy first, then the session rule, then the tool', () => {

@@ -138,6 +138,7 @@ export const TURN_INPUT: TurnInput = {
   checkpointDue: false,
   outputRepairs: null,
   budgeted: false,
+  approvalsPossible: true,
 };
 
 /** Each step's plain success. */

@@ -26,11 +26,13 @@ import {
 // One failed compaction opens the breaker, so the walk also reaches "over the threshold, but
 // compaction is off". The chart is walked from both entries: a new turn and a continued one;
 // and for a turn with a budget that asks for structured output (its requests are checked first,
-// its answers validated).
+// its answers validated); and for a turn where no call can wait for a decision (its batches
+// run without a review).
 const INPUTS = [
   { ...TURN_INPUT, maxCompactionFailures: 1 },
   { ...TURN_INPUT, maxCompactionFailures: 1, continued: true },
   { ...TURN_INPUT, maxCompactionFailures: 1, outputRepairs: 1, budgeted: true },
+  { ...TURN_INPUT, maxCompactionFailures: 1, approvalsPossible: false },
 ];
 
 type SampleEvent = EventObject & { output?: unknown; error?: unknown; label: string };

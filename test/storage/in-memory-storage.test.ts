@@ -39,6 +39,22 @@ describe('InMemorySessionStorage input checks', () => {
     expect(await storage.loadSession('s')).toBeNull();
   });
 
+  it('checks the writer epoch of saveEvent: a whole number ≥ 0 or none, else INVALID_INPUT', async () => {
+    const storage = new InMemorySessionStorage();
+    const epoch = await storage.claimWriter('s');
+    await storage.saveEvent('s', note);
+    await storage.saveEvent('s', note, {});
+    await storage.saveEvent('s', note, { writerEpoch: epoch });
+    for (const options of [{ writerEpoch: -1 }, { writerEpoch: 1.5 }, { writerEpoch: '1' }, [], 'x', null]) {
+      await expectAgentError(
+        storage.saveEvent('s', note, options as unknown as { writerEpoch?: number }),
+        'INVALID_INPUT',
+        'options',
+      );
+    }
+    expect(await storage.loadSession('s')).toHaveLength(3);
+  });
+
   it('rejects a non-string query', async () => {
     await expectAgentError(
       new InMemorySessionStorage().findSessions(7 as unknown as string),

@@ -14,8 +14,11 @@ export interface PrepareScope {
   estimateTokens(systemPrompt: string): number;
   /** `null` when compaction is off. */
   compactionThreshold: number | null;
-  /** Asks the tool sources for this request's tools (before the estimate, which counts them). */
-  resolveSourcedTools(signal: AbortSignal): Promise<void>;
+  /**
+   * Asks the tool sources for this request's tools (before the estimate, which counts them);
+   * `null` when no tool source is registered.
+   */
+  resolveSourcedTools: ((signal: AbortSignal) => Promise<void>) | null;
 }
 
 /** Runs the `preparing` step. */
@@ -24,7 +27,7 @@ export async function prepareRequest(
   input: PrepareInput,
   signal: AbortSignal,
 ): Promise<PrepareOutput> {
-  await scope.resolveSourcedTools(signal);
+  if (scope.resolveSourcedTools !== null) await scope.resolveSourcedTools(signal);
   if (scope.compactionThreshold === null) return { needsCompaction: false };
   const systemPrompt = await scope.prompt.build(input.dynamicSections);
   return { needsCompaction: scope.estimateTokens(systemPrompt) > scope.compactionThreshold };

@@ -50,4 +50,13 @@ describe('prepareRequest', () => {
     // The tool sources are still asked: their tools are part of every request.
     expect(resolved).toEqual(['after 0 estimates']);
   });
+
+  it('with no tool source, estimates at once', async () => {
+    const { scope, estimated } = setup(10, 100);
+    const input = { ...IDS, dynamicSections: [] };
+    expect(await prepareRequest({ ...scope, resolveSourcedTools: null }, input, signal)).toEqual({
+      needsCompaction: false,
+    });
+    expect(estimated).toEqual(['SYS']);
+  });
 });
