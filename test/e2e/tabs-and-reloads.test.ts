@@ -74,6 +74,14 @@ describe('the demo across reloads and tabs', () => {
     expect(await second.items()).toEqual(await first.items());
 
     await second.sendAndWait('Hello from tab two');
+    // Tab one's list heard of tab two's turn (agent.sessionChanges) without a reload.
+    await first.page.waitForFunction(
+      () => document.querySelector('.session-meta')?.textContent?.includes('2 turn(s)'),
+      null,
+      {
+        timeout: 10_000,
+      },
+    );
     // Tab one wrote nothing more: the stored chat is what tab two shows.
     expect((await second.items()).map((i) => i.text)).toEqual([
       'Hello from tab one',

@@ -253,6 +253,11 @@ export class ChatController {
     });
     this.#demo = demo;
     this.#hooks.next(demo.hooks);
+    // Another tab wrote to, opened or closed a chat: the list shows its new state (completes at
+    // the agent's shutdown, with the next rebuild).
+    demo.agent.sessionChanges.subscribe(({ kind }) => {
+      if (kind !== 'locked') this.#sessionsChanged.next();
+    });
     this.#showEmpty();
   }
 
