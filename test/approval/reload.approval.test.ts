@@ -3,9 +3,11 @@
  * simply abandoned), a new Agent resumes the stored events, finds the pending approvals in
  * `session.interruptedTurn`, and `continueTurn()` waits for them again; the tool runs exactly once.
  */
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { RunningTurn, ToolHandler } from '../../src/index.js';
+import { IndexedDbSessionStorage, type RunningTurn, type ToolHandler } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
@@ -107,5 +109,45 @@ describe('a reload while a turn awaits approval', () => {
       { type: 'tool_result', callId: 'c2', content: 'b', isError: false },
     ]);
     await agent.shutdown();
+  });
+});
+
+describe('the same reload on IndexedDB (a new Agent on the same IDBFactory)', () => {
+  it('the tool waits again after the reload and runs exactly once, when approved', async () => {
+    const factory = new IDBFactory();
+    const ran: string[] = [];
+    const notes = (page: string): ToolHandler<{ text: string }> => ({
+      ...recordingTool('notes', { mutating: true, run: async (text) => (ran.push(`${page}:${text}`), text) })
+        .tool,
+      needsApproval: true,
+    });
+
+    const first = await createTestAgent({
+      tools: [notes('page 1')],
+      sessionStorage: new IndexedDbSessionStorage({ indexedDB: factory, dbName: 'reload' }),
+      script: [reply.toolCalls([{ name: 'notes', arguments: { text: 'milk' }, callId: 'c1' }])],
+    });
+    const session = await first.agent.newSession();
+    await requested(await session.sendMessage('note milk'), 'c1');
+    // The page dies here: its agent is abandoned, never shut down.
+
+    const second = await createTestAgent({
+      tools: [notes('page 2')],
+      sessionStorage: new IndexedDbSessionStorage({ indexedDB: factory, dbName: 'reload' }),
+      script: [reply.text('Noted.')],
+    });
+    const resumed = await second.agent.resumeSession(session.id);
+    expect(resumed.interruptedTurn).toMatchObject({
+      reason: 'awaiting_approval',
+      pendingApprovals: [{ callId: 'c1', toolName: 'notes', arguments: { text: 'milk' } }],
+    });
+    const turn = await resumed.continueTurn();
+    await requested(turn, 'c1');
+    expect(ran).toEqual([]);
+    await turn.approve('c1');
+    expect((await turn.result).status).toBe('completed');
+    expect(ran).toEqual(['page 2:milk']);
+    expect(toolPairingProblems(resumed.messages)).toEqual([]);
+    await second.agent.shutdown();
   });
 });
