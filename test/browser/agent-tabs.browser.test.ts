@@ -5,33 +5,18 @@
  * `harness.ts`), none is skipped.
  */
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openInChromium, type BrowserHarness, type HarnessPage } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { HarnessPage } from './harness.js';
+import { useChromium } from './use-chromium.js';
 
 const PAGE_ENTRY = fileURLToPath(new URL('./agent-tabs.page.ts', import.meta.url));
 const SLOW = { timeout: 60_000 };
 
-let browser: BrowserHarness | undefined;
-let startError: unknown;
+const chromium = useChromium(PAGE_ENTRY);
 let cases = 0;
 const fresh = (what: string) => `${what}-${Date.now()}-${(cases += 1)}`;
 
-beforeAll(async () => {
-  try {
-    browser = await openInChromium(PAGE_ENTRY);
-  } catch (error) {
-    startError = error;
-  }
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function tab(): Promise<HarnessPage> {
-  if (!browser) throw startError instanceof Error ? startError : new Error(String(startError));
-  return browser.open();
-}
+const tab = (): Promise<HarnessPage> => chromium.open();
 
 /** Two tabs with an agent each on the database `db`; tab A has a session with one turn. */
 async function twoTabs(db: string) {

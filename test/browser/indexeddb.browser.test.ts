@@ -5,10 +5,11 @@
  * fails (see `harness.ts`), none is skipped.
  */
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { memoryStorageContract } from '../../src/testing/contracts/memory-storage.contract.js';
 import { sessionStorageContract } from '../../src/testing/contracts/session-storage.contract.js';
-import { openInChromium, type BrowserHarness, type HarnessPage } from './harness.js';
+import type { HarnessPage } from './harness.js';
+import { useChromium } from './use-chromium.js';
 import { indexedDbCases } from './indexeddb.cases.js';
 
 /** A real browser on a busy 2-core machine: room for the 10,000-event cases. */
@@ -16,28 +17,10 @@ const SLOW = { timeout: 60_000 };
 
 const PAGE_ENTRY = fileURLToPath(new URL('./storage.page.ts', import.meta.url));
 
-let browser: BrowserHarness | undefined;
-let tab: HarnessPage | undefined;
-let startError: unknown;
-
-beforeAll(async () => {
-  try {
-    browser = await openInChromium(PAGE_ENTRY);
-    tab = await browser.open();
-  } catch (error) {
-    startError = error;
-  }
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const chromium = useChromium(PAGE_ENTRY, { firstPage: true });
 
 /** The page every case runs in; fails the calling test with the start-up error if there is none. */
-function page(): HarnessPage {
-  if (!tab) throw startError instanceof Error ? startError : new Error(String(startError));
-  return tab;
-}
+const page = (): HarnessPage => chromium.page();
 
 describe('IndexedDbSessionStorage meets the SessionStorage contract (Chromium)', SLOW, () => {
   for (const { name } of sessionStorageContract) it(name, () => page().call('sessionContract', name));
@@ -71,10 +54,9 @@ describe('IndexedDB storages (Chromium)', SLOW, () => {
   });
 
   it('exceeding the real storage quota rejects with STORAGE_ERROR, keeps what was stored, and writes again once there is room', async () => {
-    page(); // fails here if Chromium did not start
     // An origin of its own: the space freed by the other cases' deleted databases is
     // reclaimed lazily, so the usage of the shared origin is no base for a quota.
-    const fresh = await browser!.open({ freshOrigin: true });
+    const fresh = await chromium.open({ freshOrigin: true });
     const { origin } = fresh;
     const dbName = `quota-${Date.now()}`;
     const cdp = await fresh.cdp();

@@ -4,36 +4,22 @@
  * header; one that does works, and its tool list is kept in the page's IndexedDB across a reload.
  */
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startMcpServer, type McpTestServer } from '../support/mcp-server.js';
-import { openInChromium, PageError, type BrowserHarness, type HarnessPage } from './harness.js';
+import { PageError, type HarnessPage } from './harness.js';
+import { useChromium } from './use-chromium.js';
 
 const SLOW = { timeout: 60_000 };
 const PAGE_ENTRY = fileURLToPath(new URL('./mcp.page.ts', import.meta.url));
 
-let browser: BrowserHarness | undefined;
-let tab: HarnessPage | undefined;
-let startError: unknown;
+const chromium = useChromium(PAGE_ENTRY, { firstPage: true });
 const servers: McpTestServer[] = [];
 
-beforeAll(async () => {
-  try {
-    browser = await openInChromium(PAGE_ENTRY);
-    tab = await browser.open();
-  } catch (error) {
-    startError = error;
-  }
-}, 120_000);
-
 afterAll(async () => {
-  await browser?.close();
   await Promise.all(servers.map((server) => server.close()));
 });
 
-function page(): HarnessPage {
-  if (!tab) throw startError instanceof Error ? startError : new Error(String(startError));
-  return tab;
-}
+const page = (): HarnessPage => chromium.page();
 
 async function serve(exposeSessionId: boolean) {
   const server = await startMcpServer({ tools: [{ name: 'search' }], cors: { exposeSessionId } });

@@ -5,37 +5,22 @@
  * `harness.ts`), none is skipped.
  */
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openInChromium, type BrowserHarness, type HarnessPage } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { HarnessPage } from './harness.js';
+import { useChromium } from './use-chromium.js';
 
 const PAGE_ENTRY = fileURLToPath(new URL('./tabs.page.ts', import.meta.url));
 /** How long a page waits for something that should come at once, before it fails (a hang guard). */
 const GUARD_MS = 5_000;
 const SLOW = { timeout: 60_000 };
 
-let browser: BrowserHarness | undefined;
-let startError: unknown;
+const chromium = useChromium(PAGE_ENTRY);
 let cases = 0;
 /** A namespace (lock names, channel, database) no other test uses. */
 const fresh = (what: string) => `${what}-${Date.now()}-${(cases += 1)}`;
 
-beforeAll(async () => {
-  try {
-    browser = await openInChromium(PAGE_ENTRY);
-  } catch (error) {
-    startError = error;
-  }
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
 /** A new tab on the shared origin; fails the test with the start-up error if there is no browser. */
-async function tab(): Promise<HarnessPage> {
-  if (!browser) throw startError instanceof Error ? startError : new Error(String(startError));
-  return browser.open();
-}
+const tab = (): Promise<HarnessPage> => chromium.open();
 
 describe('WebLocksSessionLock across two tabs (Chromium)', SLOW, () => {
   it("while tab A holds a session's lock, tab B's ifAvailable gets null; once A releases, B gets it", async () => {
