@@ -31,7 +31,8 @@ export class DraftCheckpoint {
   #dirty = false;
   #inFlight: Promise<void> | null = null;
   #next: SessionDraft | null | undefined;
-  #stopped = false;
+  /** No more saves: the storage keeps no drafts, failed, or the session is another writer's now. */
+  #stopped: boolean;
   /** Saves handed to the storage so far (drafts and clears). */
   writes = 0;
 
@@ -39,16 +40,18 @@ export class DraftCheckpoint {
     private readonly sessionId: string,
     private readonly storage: Pick<SessionStorage, 'saveDraft'> | null,
     private readonly options: DraftCheckpointOptions,
-  ) {}
-
-  /** Whether the storage keeps drafts. */
-  get enabled(): boolean {
-    return !this.#stopped && typeof this.storage?.saveDraft === 'function';
+  ) {
+    this.#stopped = typeof storage?.saveDraft !== 'function';
   }
 
-  /** The streamed text grew: saved if the interval since the last save has passed. */
+  /** Whether drafts are saved (the storage keeps them, and nothing stopped them). */
+  get enabled(): boolean {
+    return !this.#stopped;
+  }
+
+  /** The streamed text grew (called per delta): saved if the interval since the last save has passed. */
   note(turnId: string, text: string): void {
-    if (!this.enabled) return;
+    if (this.#stopped) return;
     const now = this.options.clock.now();
     if (now - this.#lastSaveAt < (this.options.intervalMs ?? DRAFT_INTERVAL_MS)) return;
     this.#lastSaveAt = now;
