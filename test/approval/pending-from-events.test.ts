@@ -2,14 +2,8 @@
  * Reading an unfinished turn's approvals back from what a live turn stored: the pending list
  * equals what `turn.pendingApprovals` showed, and the batch holds the decisions made so far.
  */
-import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import {
-  InMemorySessionStorage,
-  type RunningTurn,
-  type SessionEvent,
-  type ToolHandler,
-} from '../../src/index.js';
+import { InMemorySessionStorage, type SessionEvent, type ToolHandler } from '../../src/index.js';
 import {
   approvalBatchFromEvents,
   pendingApprovalsFromEvents,
@@ -17,11 +11,7 @@ import {
 import { approvalRulesFromEvents } from '../../src/approval/approval-records.js';
 import { reply } from '../../src/testing/index.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
-
-const requested = (turn: RunningTurn, callId: string) =>
-  firstValueFrom(
-    turn.events.pipe(filter((e) => e.payload.type === 'approval_requested' && e.payload.callId === callId)),
-  );
+import { approvalRequested } from '../support/events.js';
 
 async function stoppedMidApproval() {
   const notes = recordingTool('notes', { mutating: true });
@@ -42,7 +32,7 @@ async function stoppedMidApproval() {
   });
   const session = await agent.newSession();
   const turn = await session.sendMessage('go');
-  await requested(turn, 'c2');
+  await approvalRequested(turn, 'c2');
   const load = async () => (await sessionStorage.loadSession(session.id)) as SessionEvent[];
   return { agent, turn, load };
 }

@@ -5,29 +5,17 @@
  */
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
-import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { IndexedDbSessionStorage, type RunningTurn, type ToolHandler } from '../../src/index.js';
+import { IndexedDbSessionStorage, type ToolHandler } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, recordingTool } from '../support/agent.js';
+import { createTestAgent, guardedTool, recordingTool } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
-import { eventsOf } from '../support/events.js';
+import { approvalRequested, eventsOf } from '../support/events.js';
 import { storedCopy, toolPairingProblems } from '../support/history.js';
-
-const requested = (turn: RunningTurn, callId: string) =>
-  firstValueFrom(
-    turn.events.pipe(filter((e) => e.payload.type === 'approval_requested' && e.payload.callId === callId)),
-  );
-
-function guarded(name: string) {
-  const recorded = recordingTool(name, { mutating: true });
-  const tool: ToolHandler<{ text: string }> = { ...recorded.tool, needsApproval: true };
-  return { tool, log: recorded.log };
-}
 
 /** Runs a turn until its calls are announced (deciding `c1` first when asked), then "reloads". */
 async function reloadWhileAwaiting(options: { decideFirst?: 'approve' | 'deny' } = {}) {
-  const page1 = guarded('notes');
+  const page1 = guardedTool('notes');
   const first = await createTestAgent({
     tools: [page1.tool],
     script: [
@@ -39,13 +27,13 @@ async function reloadWhileAwaiting(options: { decideFirst?: 'approve' | 'deny' }
   });
   const session = await first.agent.newSession();
   const turn = await session.sendMessage('note a and b');
-  await requested(turn, 'c2');
+  await approvalRequested(turn, 'c2');
   if (options.decideFirst === 'approve') await turn.approve('c1');
   if (options.decideFirst === 'deny') await turn.deny('c1', { reason: 'not a' });
   const livePending = turn.pendingApprovals;
   const storage = await storedCopy(first.sessionStorage!, session.id);
 
-  const page2 = guarded('notes');
+  const page2 = guardedTool('notes');
   const second = await createTestAgent({
     tools: [page2.tool],
     sessionStorage: storage,
@@ -78,7 +66,7 @@ describe('a reload while a turn awaits approval', () => {
     const { resumed, livePending, turnId, page1, page2, provider, agent } = await reloadWhileAwaiting();
     const turn = await resumed.continueTurn();
     expect(turn.id).toBe(turnId);
-    await requested(turn, 'c2');
+    await approvalRequested(turn, 'c2');
     // The same requests, as stored: requested when the first page asked.
     expect(turn.pendingApprovals).toEqual(livePending);
     await turn.approve('c1');
@@ -99,7 +87,7 @@ describe('a reload while a turn awaits approval', () => {
     const { resumed, page2, provider, agent } = await reloadWhileAwaiting({ decideFirst: 'deny' });
     expect(resumed.interruptedTurn?.pendingApprovals.map((p) => p.callId)).toEqual(['c2']);
     const turn = await resumed.continueTurn();
-    await requested(turn, 'c2');
+    await approvalRequested(turn, 'c2');
     expect(turn.pendingApprovals.map((p) => p.callId)).toEqual(['c2']);
     await turn.approve('c2');
     await turn.result;
@@ -128,7 +116,7 @@ describe('the same reload on IndexedDB (a new Agent on the same IDBFactory)', ()
       script: [reply.toolCalls([{ name: 'notes', arguments: { text: 'milk' }, callId: 'c1' }])],
     });
     const session = await first.agent.newSession();
-    await requested(await session.sendMessage('note milk'), 'c1');
+    await approvalRequested(await session.sendMessage('note milk'), 'c1');
     // The page dies here: its agent is abandoned, never shut down.
 
     const second = await createTestAgent({
@@ -142,7 +130,7 @@ describe('the same reload on IndexedDB (a new Agent on the same IDBFactory)', ()
       pendingApprovals: [{ callId: 'c1', toolName: 'notes', arguments: { text: 'milk' } }],
     });
     const turn = await resumed.continueTurn();
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     expect(ran).toEqual([]);
     await turn.approve('c1');
     expect((await turn.result).status).toBe('completed');

@@ -3,7 +3,7 @@
  * user would (`turn.approve` / `turn.deny`), and checks what runs, what is stored, which events
  * come, and what the model reads in its next request.
  */
-import { filter, firstValueFrom } from 'rxjs';
+import { firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import {
@@ -14,29 +14,14 @@ import {
   type ApprovalQuery,
   type Conversation,
   type Message,
-  type RunningTurn,
   type SessionEvent,
-  type ToolHandler,
 } from '../../src/index.js';
 import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/index.js';
-import { createTestAgent, recordingTool } from '../support/agent.js';
+import { createTestAgent, guardedTool, recordingTool } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
-import { eventsOf, types } from '../support/events.js';
+import { approvalRequested, eventsOf, types } from '../support/events.js';
 import { deferred, hasSettled, promiseJobsRun } from '../support/waits.js';
 import { ManualClock } from '../runtime/manual-clock.js';
-
-/** A recording tool that asks the user first (or as `needsApproval` says). */
-function guardedTool(
-  name: string,
-  options: { mutating?: boolean; needsApproval?: ToolHandler<{ text: string }>['needsApproval'] } = {},
-) {
-  const recorded = recordingTool(name, { mutating: options.mutating ?? true });
-  const tool: ToolHandler<{ text: string }> = {
-    ...recorded.tool,
-    needsApproval: options.needsApproval ?? true,
-  };
-  return { tool, log: recorded.log };
-}
 
 /** The payloads of the approval events and the tool events, in order. */
 const approvalTrail = (events: readonly AgentEvent[]) =>
@@ -66,13 +51,6 @@ const approvalRecords = (events: readonly SessionEvent[] | null) =>
       : [],
   );
 
-/** Waits until the turn announced `callId` (its stream replays what it already had). */
-function requested(turn: RunningTurn, callId: string): Promise<unknown> {
-  return firstValueFrom(
-    turn.events.pipe(filter((e) => e.payload.type === 'approval_requested' && e.payload.callId === callId)),
-  );
-}
-
 describe('approval through the public API', () => {
   it('approve: the call waits, is announced with its arguments, then runs once approved', async () => {
     const notes = guardedTool('notes');
@@ -85,7 +63,7 @@ describe('approval through the public API', () => {
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('note milk');
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     expect(turn.pendingApprovals).toEqual([
       { callId: 'c1', toolName: 'notes', arguments: { text: 'milk' }, requestedAt: expect.any(String) },
     ]);
@@ -124,7 +102,7 @@ describe('approval through the public API', () => {
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('note milk');
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     await turn.deny('c1', { reason: 'not today' });
     const events = await eventsOf(turn);
     expect(notes.log).toEqual([]);
@@ -157,7 +135,7 @@ describe('approval through the public API', () => {
       ],
     });
     const turn = await (await agent.newSession()).sendMessage('note milk');
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     await turn.deny('c1');
     await turn.result;
     expect(resultsIn(provider, 1)).toEqual([
@@ -178,7 +156,7 @@ describe('approval through the public API', () => {
     const { agent } = await createTestAgent({ tools: [notes.tool], script, sessionStorage });
     const session = await agent.newSession();
     const first = await session.sendMessage('a');
-    await requested(first, 'c1');
+    await approvalRequested(first, 'c1');
     await first.approve('c1', { always: true });
     await first.result;
 
@@ -223,7 +201,7 @@ describe('approval through the public API', () => {
       ],
     });
     const turn = await (await agent.newSession()).sendMessage('a');
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     await turn.deny('c1', { reason: 'never', always: true });
     const events = await eventsOf(turn);
     expect(approvalTrail(events)).toEqual([
@@ -258,7 +236,7 @@ describe('approval through the public API', () => {
       ],
     });
     const turn = await (await agent.newSession()).sendMessage('a and b');
-    await requested(turn, 'c2');
+    await approvalRequested(turn, 'c2');
     expect(turn.pendingApprovals.map((p) => p.callId)).toEqual(['c1', 'c2']);
     await turn.approve('c1', { always: true });
     expect(turn.pendingApprovals).toEqual([]);
@@ -294,7 +272,7 @@ describe('approval through the public API', () => {
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('go');
-    await requested(turn, 'c3');
+    await approvalRequested(turn, 'c3');
     expect(turn.pendingApprovals.map((p) => p.callId)).toEqual(['c3']);
     expect(queries).toEqual([
       { callId: 'c1', toolName: 'guarded', arguments: { text: 'g' }, sessionId: session.id, turnId: turn.id },
@@ -359,7 +337,7 @@ describe('approval through the public API', () => {
     await hanging.promise;
     expect(clock.pending).toContain(500);
     clock.advance(500);
-    await requested(turn, 'c3');
+    await approvalRequested(turn, 'c3');
     expect(turn.pendingApprovals.map((p) => p.callId)).toEqual(['c2', 'c3']);
     await turn.approve('c2');
     await turn.approve('c3');
@@ -403,7 +381,7 @@ describe('approval through the public API', () => {
       ],
     });
     const turn = await (await agent.newSession()).sendMessage('clean up');
-    await requested(turn, 'c3');
+    await approvalRequested(turn, 'c3');
     expect(seen).toEqual(['/tmp/x', '/home/y']);
     expect(turn.pendingApprovals.map((p) => p.callId)).toEqual(['c2', 'c3']);
     await turn.approve('c2');
@@ -454,7 +432,7 @@ describe('approval through the public API', () => {
       ],
     });
     const turn = await (await agent.newSession()).sendMessage('go');
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     await clock.timerSet();
     expect(clock.pending).toEqual([60_000]);
     clock.advance(59_999);
@@ -493,7 +471,7 @@ describe('approval through the public API', () => {
       ],
     });
     const turn = await (await agent.newSession()).sendMessage('go');
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     await promiseJobsRun();
     // The stream's idle timer is cleared once the response ended: nothing else is timed.
     expect(clock.pending).toEqual([]);
@@ -517,7 +495,7 @@ describe('approval through the public API', () => {
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('go');
-    await requested(turn, 'c2');
+    await approvalRequested(turn, 'c2');
     await turn.approve('c1');
     turn.cancel();
     const events = await eventsOf(turn);
@@ -566,7 +544,7 @@ describe('approval through the public API', () => {
     });
     const session = await agent.newSession();
     const turn = await session.sendMessage('go');
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     await expectAgentError(session.sendMessage('another'), 'TURN_BUSY');
     await turn.approve('c1');
     expect((await turn.result).status).toBe('completed');
@@ -588,7 +566,7 @@ describe('approval through the public API', () => {
     });
     const turn = await (await agent.newSession()).sendMessage('go');
     await expectAgentError(turn.approve('c1'), 'APPROVAL_NOT_PENDING', "'c1'");
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     await expectAgentError(turn.approve('nope'), 'APPROVAL_NOT_PENDING', "'nope'");
     // Bad options are refused before anything is decided.
     await expectAgentError(turn.approve('c1', { always: 'yes' } as never), 'INVALID_INPUT');
@@ -633,7 +611,7 @@ describe('approval through the public API', () => {
       if (e.payload.type === 'approval_requested') seenAtRequest.push(keys());
     });
     // Storage is held: the request cannot be announced yet.
-    const announced = requested(turn, 'c1');
+    const announced = approvalRequested(turn, 'c1');
     await promiseJobsRun();
     expect(await hasSettled(announced)).toBe(false);
     const gate = hold;
@@ -680,7 +658,7 @@ describe('approval through the public API', () => {
       ],
     });
     const turn = await (await agent.newSession()).sendMessage('go');
-    await requested(turn, 'c2');
+    await approvalRequested(turn, 'c2');
     expect(turn.pendingApprovals.map((p) => p.callId)).toEqual(['c1', 'c2']);
     await turn.approve('c1');
     await promiseJobsRun();
@@ -735,7 +713,7 @@ describe('approval in session.conversation', () => {
     const statuses = () =>
       Object.fromEntries(now().items.flatMap((i) => (i.kind === 'tool' ? [[i.callId, i.status]] : [])));
     const turn = await session.sendMessage('go');
-    await requested(turn, 'c2');
+    await approvalRequested(turn, 'c2');
     expect(now().turn).toEqual({ id: turn.id, status: 'awaiting_approval' });
     expect(statuses()).toEqual({ c1: 'awaiting_approval', c2: 'awaiting_approval', c3: 'running' });
     await turn.deny('c1', { reason: 'no' });
@@ -772,7 +750,7 @@ describe('approval of tools from a tool source', () => {
       .registerToolSource({ id: 'remote', tools: async () => [remote.tool] })
       .build();
     const turn = await (await agent.newSession()).sendMessage('go');
-    await requested(turn, 'c1');
+    await approvalRequested(turn, 'c1');
     expect(remote.log).toEqual([]);
     await turn.approve('c1');
     await turn.result;

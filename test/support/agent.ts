@@ -147,3 +147,16 @@ export function recordingTool(
   });
   return { tool, log };
 }
+
+/** A {@link recordingTool} (mutating unless told) that asks the user first, or as `needsApproval` says. */
+export function guardedTool(
+  name: string,
+  options: { mutating?: boolean; needsApproval?: ToolHandler<{ text: string }>['needsApproval'] } = {},
+) {
+  const recorded = recordingTool(name, { mutating: options.mutating ?? true });
+  const tool: ToolHandler<{ text: string }> = {
+    ...recorded.tool,
+    needsApproval: options.needsApproval ?? true,
+  };
+  return { tool, log: recorded.log };
+}

@@ -46,5 +46,12 @@ export function firstEvent(
   return firstValueFrom(source.pipe(filter((event) => event.payload.type === type)));
 }
 
+/** Resolves once `turn` announced that `callId` waits for approval (its stream replays). */
+export function approvalRequested(turn: RunningTurn, callId: string): Promise<AgentEvent> {
+  return firstValueFrom(
+    turn.events.pipe(filter((e) => e.payload.type === 'approval_requested' && e.payload.callId === callId)),
+  );
+}
+
 /** The payload types of `events`, in order. */
 export const types = (events: readonly AgentEvent[]): string[] => events.map((e) => e.payload.type);
