@@ -13,11 +13,10 @@ import { createTestAgent, recordingTool } from '../support/agent.js';
 import { eventsOf, recordEvents } from '../support/events.js';
 import { storedCopy } from '../support/history.js';
 import { deferred, promiseJobsRun } from '../support/waits.js';
+import { PRICED_MODEL } from '../support/models.js';
 
-/** $10 per million output tokens, input free. */
-const PRICED: ModelInfo = { ...SCRIPTED_MODEL, pricing: { inputPerMillion: 0, outputPerMillion: 10 } };
 /** A 2,000-token window compacts above 1,300 tokens. */
-const SMALL_WINDOW: ModelInfo = { ...PRICED, contextWindow: 2_000 };
+const SMALL_WINDOW: ModelInfo = { ...PRICED_MODEL, contextWindow: 2_000 };
 
 const codesOf = (events: readonly AgentEvent[]) =>
   events.flatMap((e) => (e.payload.type === 'error' ? [e.payload.error.code] : []));
@@ -154,7 +153,7 @@ describe('after a reload', () => {
   it('a continued turn’s budget counts what the turn spent before the reload', async () => {
     const running = deferred();
     const first = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       tools: [recordingTool('act', { run: () => (running.resolve(), new Promise<string>(() => {})) }).tool],
       config: { budget: { maxCostPerTurn: 0.01 } },
       script: [
@@ -170,7 +169,7 @@ describe('after a reload', () => {
     const storage = await storedCopy(first.sessionStorage!, session.id);
 
     const second = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       tools: [recordingTool('act').tool],
       sessionStorage: storage,
       config: { budget: { maxCostPerTurn: 0.01 } },
@@ -207,7 +206,7 @@ describe('TurnResult.cost', () => {
 
   it('is the priced cost otherwise', async () => {
     const { agent } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       script: [reply.text('a', { usage: { inputTokens: 10, outputTokens: 5 } })],
     });
     const session = await agent.newSession();

@@ -12,11 +12,10 @@ import type { AgentEvent, ModelInfo } from '../../src/index.js';
 import { reply, SCRIPTED_MODEL } from '../../src/testing/index.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { eventsOf, recordEvents } from '../support/events.js';
+import { PRICED_MODEL } from '../support/models.js';
 
-/** $10 per million output tokens, input free. */
-const PRICED: ModelInfo = { ...SCRIPTED_MODEL, pricing: { inputPerMillion: 0, outputPerMillion: 10 } };
 /** A 2,000-token window compacts above 1,300 tokens. */
-const SMALL_WINDOW: ModelInfo = { ...PRICED, contextWindow: 2_000 };
+const SMALL_WINDOW: ModelInfo = { ...PRICED_MODEL, contextWindow: 2_000 };
 /** A first answer of about 2,000 tokens: the next request is over the compaction threshold. */
 const LONG_ANSWER = 'x'.repeat(8_000);
 
@@ -142,7 +141,7 @@ describe('budgets: compaction requests', () => {
 describe('budgets: memory requests', () => {
   it('an extraction at close over the session budget makes no call, is reported on the session, and close resolves', async () => {
     const { agent, provider, memoryStorage } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       memory: { namespace: 'user' },
       config: { budget: { maxCostPerSession: 0.01 } },
       script: [
@@ -173,7 +172,7 @@ describe('budgets: memory requests', () => {
 
   it('a turn budget does not hold the extraction at close: only the session’s apply', async () => {
     const { agent, provider } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       memory: { namespace: 'user' },
       config: { budget: { maxCostPerTurn: 0.001, maxCostPerSession: 0.01 } },
       script: [reply.text('Noted.', { usage: { outputTokens: 100 } }), reply.text('{"memories": []}')],
@@ -193,7 +192,7 @@ describe('budgets: memory requests', () => {
 
   it('clamps extraction and consolidation to what the session budget leaves, each after the one before', async () => {
     const { agent, provider } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       memory: { namespace: 'user', consolidateAbove: 1 },
       config: { budget: { maxCostPerSession: 0.01 } },
       script: [
@@ -219,7 +218,7 @@ describe('budgets: memory requests', () => {
 
   it('a consolidation the session budget cannot pay for is skipped and reported; the extracted memories stay', async () => {
     const { agent, provider, memoryStorage } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       memory: { namespace: 'user', consolidateAbove: 1 },
       config: { budget: { maxCostPerSession: 0.01 } },
       script: [

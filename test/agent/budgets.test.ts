@@ -13,18 +13,14 @@ import { InMemorySessionStorage, type AgentEvent, type ModelInfo } from '../../s
 import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/index.js';
 import { current } from '../conversation/support.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
-import { eventsOf, recordEvents } from '../support/events.js';
+import { eventsOf, recordEvents, errorPayloads } from '../support/events.js';
+import { PRICED_MODEL } from '../support/models.js';
 
-/** $10 per million output tokens, input free. */
-const PRICED: ModelInfo = { ...SCRIPTED_MODEL, pricing: { inputPerMillion: 0, outputPerMillion: 10 } };
 /** $1 per input token: any request overruns a budget under $1. */
 const COSTLY_INPUT: ModelInfo = {
   ...SCRIPTED_MODEL,
   pricing: { inputPerMillion: 1_000_000, outputPerMillion: 10 },
 };
-
-const errorsOf = (events: readonly AgentEvent[]) =>
-  events.flatMap((e) => (e.payload.type === 'error' ? [e.payload] : []));
 
 describe('budgets', () => {
   it('a projected overrun makes no provider call: the turn completes with budget_exceeded', async () => {
@@ -39,7 +35,7 @@ describe('budgets', () => {
     expect(result).toMatchObject({ status: 'completed', cost: null });
     const events = await eventsOf(turn);
     expect(events.at(-1)!.payload).toMatchObject({ type: 'turn_complete', finishReason: 'budget_exceeded' });
-    const [error] = errorsOf(events);
+    const [error] = errorPayloads(events);
     expect(error).toMatchObject({ fatal: false, error: { code: 'BUDGET_EXCEEDED' } });
     expect(error!.error.message).toMatch(
       /^\[BUDGET_EXCEEDED\] the turn budget of 0\.5 USD has no room for the next request \(0 USD spent, about \d+ input tokens to send\)$/,
@@ -49,7 +45,7 @@ describe('budgets', () => {
 
   it('clamps maxOutputTokens to what the budget can pay for', async () => {
     const { agent, provider } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       config: { budget: { maxCostPerTurn: 0.01 } },
       script: [reply.text('ok')],
     });
@@ -64,7 +60,7 @@ describe('budgets', () => {
 
   it('a message budget applies with the agent one: the stricter wins', async () => {
     const { agent, provider } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       config: { budget: { maxCostPerTurn: 0.01 } },
       script: [reply.text('a'), reply.text('b')],
     });
@@ -80,7 +76,7 @@ describe('budgets', () => {
   });
 
   it('without a budget the request asks for no limit', async () => {
-    const { agent, provider } = await createTestAgent({ models: [PRICED], script: [reply.text('ok')] });
+    const { agent, provider } = await createTestAgent({ models: [PRICED_MODEL], script: [reply.text('ok')] });
     const session = await agent.newSession();
     await (
       await session.sendMessage('Hello')
@@ -92,7 +88,7 @@ describe('budgets', () => {
   it('counts what the turn spent: a tool loop stops before the request it cannot pay for', async () => {
     const echo = recordingTool('echo');
     const { agent, provider } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       tools: [echo.tool],
       config: { budget: { maxCostPerTurn: 0.01 } },
       script: [
@@ -118,7 +114,7 @@ describe('budgets', () => {
 
   it('a turn budget counts the turn’s compaction request', async () => {
     // A 2,000-token window compacts above 1,300 tokens.
-    const small: ModelInfo = { ...PRICED, contextWindow: 2_000 };
+    const small: ModelInfo = { ...PRICED_MODEL, contextWindow: 2_000 };
     const { agent, provider } = await createTestAgent({
       models: [small],
       config: { budget: { maxCostPerTurn: 0.01 } },
@@ -142,7 +138,7 @@ describe('budgets', () => {
 
   it('a server-reported cost wins over the price list', async () => {
     const { agent, provider } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       config: { budget: { maxCostPerSession: 0.01 } },
       script: [
         // The price list says $0.0005; the server says $0.009.
@@ -165,7 +161,7 @@ describe('budgets', () => {
     const storage = new InMemorySessionStorage();
     const config = { budget: { maxCostPerSession: 0.01 } };
     const first = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       sessionStorage: storage,
       config,
       script: [reply.text('a', { usage: { inputTokens: 10, outputTokens: 600 } })],
@@ -175,7 +171,7 @@ describe('budgets', () => {
     await first.agent.shutdown();
 
     const provider = new ScriptedModelProvider({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       script: [reply.text('b', { usage: { inputTokens: 10, outputTokens: 400 } })],
     });
     const second = await createTestAgent({ provider, sessionStorage: storage, config });
@@ -198,7 +194,7 @@ describe('budgets', () => {
 
   it('memory extraction counts in the session budget, stored with turnId null', async () => {
     const { agent, provider, sessionStorage } = await createTestAgent({
-      models: [PRICED],
+      models: [PRICED_MODEL],
       memory: { namespace: 'user' },
       config: { budget: { maxCostPerSession: 0.01 } },
       script: [
@@ -245,7 +241,7 @@ describe('budgets', () => {
     const second = await session.sendMessage('two');
     await second.result;
     expect(provider.calls).toBe(1);
-    expect(errorsOf(await eventsOf(second))).toMatchObject([
+    expect(errorPayloads(await eventsOf(second))).toMatchObject([
       {
         error: {
           code: 'BUDGET_EXCEEDED',
@@ -271,7 +267,7 @@ describe('budgets', () => {
       await session.sendMessage('two')
     ).result;
     expect(provider.calls).toBe(2); // the USD budget is not checked
-    const codes = errorsOf(recorded.events).map((e) => [e.error.code, e.fatal]);
+    const codes = errorPayloads(recorded.events).map((e) => [e.error.code, e.fatal]);
     expect(codes).toEqual([['COST_UNKNOWN', false]]);
     // The token budget still holds the request to what is left.
     expect(provider.requests[0]!.maxOutputTokens).toBeLessThan(100_000);

@@ -9,7 +9,7 @@ import { mcpServer, type McpClientLike } from '../../src/mcp.js';
 import { toolName } from '../../src/mcp/tool-names.js';
 import { reply, type ScriptStep } from '../../src/testing/index.js';
 import { createTestAgent } from '../support/agent.js';
-import { eventsOf } from '../support/events.js';
+import { eventsOf, errorPayloads } from '../support/events.js';
 import { startMcpServer, type McpTestServer, type ServedTool } from '../support/mcp-server.js';
 
 const servers: McpTestServer[] = [];
@@ -47,8 +47,6 @@ async function turnWith(sources: ToolSource[], script: ScriptStep[]) {
   return { events, result, requests: provider.requests as readonly ChatRequest[], agent };
 }
 
-const errorsOf = (events: readonly AgentEvent[]) =>
-  events.flatMap((e) => (e.payload.type === 'error' ? [e.payload] : []));
 const resultsOf = (request: ChatRequest | undefined) =>
   request?.messages.filter((m) => m.type === 'tool_result');
 
@@ -103,7 +101,7 @@ describe('MCP tools in a turn', () => {
       [reply.text('ok')],
     );
     expect(requests[0]!.tools.map((t) => t.name)).toEqual(['only_a']);
-    const conflicts = errorsOf(events);
+    const conflicts = errorPayloads(events);
     expect(conflicts.map((e) => [e.error.code, e.fatal])).toEqual([
       ['NAME_CONFLICT', false],
       ['NAME_CONFLICT', false],
@@ -127,7 +125,7 @@ describe('MCP tools in a turn', () => {
         reply.text('ok'),
       ],
     );
-    expect(errorsOf(events)).toEqual([]);
+    expect(errorPayloads(events)).toEqual([]);
     expect(requests[0]!.tools.map((t) => t.name)).toEqual(['mcp_a__search', 'mcp_b__search']);
     expect(resultsOf(requests[1])!.map((m) => (m as { content: string }).content)).toEqual(['a: x', 'b: y']);
   });
@@ -143,7 +141,7 @@ describe('MCP tools in a turn', () => {
     );
     expect(result.status).toBe('completed');
     expect(requests[0]!.tools).toEqual([]);
-    expect(errorsOf(events).map((e) => [e.error.code, e.fatal])).toEqual([
+    expect(errorPayloads(events).map((e) => [e.error.code, e.fatal])).toEqual([
       ['TOOL_SOURCE_UNAVAILABLE', false],
     ]);
   });

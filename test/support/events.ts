@@ -53,5 +53,9 @@ export function approvalRequested(turn: RunningTurn, callId: string): Promise<Ag
   );
 }
 
+/** The payloads of the `error` events among `events`, in order. */
+export const errorPayloads = (events: readonly AgentEvent[]) =>
+  events.flatMap((e) => (e.payload.type === 'error' ? [e.payload] : []));
+
 /** The payload types of `events`, in order. */
 export const types = (events: readonly AgentEvent[]): string[] => events.map((e) => e.payload.type);

@@ -3,6 +3,7 @@
  * to send. No Node-only API, so the browser page bundles can import it too.
  * @module
  */
+import { SCRIPTED_MODEL } from '../../src/testing/index.js';
 import type { ChatRequest, ModelInfo } from '../../src/types.js';
 
 /** A model for a provider under test: 8,192 tokens of context, tools, no vision, streaming. */
@@ -32,3 +33,9 @@ export function chatRequest(text: string, fields: Partial<ChatRequest> = {}): Ch
     ...fields,
   };
 }
+
+/** The scripted model priced at $10 per million output tokens, input free (budget tests). */
+export const PRICED_MODEL: ModelInfo = {
+  ...SCRIPTED_MODEL,
+  pricing: { inputPerMillion: 0, outputPerMillion: 10 },
+};

@@ -5,7 +5,7 @@ import { defineTool, type AgentEvent, type ToolHandler, type ToolSource } from '
 import { reply } from '../../src/testing/index.js';
 import { createTestAgent, recordingTool, testPlugin } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
-import { eventsOf } from '../support/events.js';
+import { eventsOf, errorPayloads } from '../support/events.js';
 import { storedCopy } from '../support/history.js';
 import { deferred, promiseJobsRun } from '../support/waits.js';
 
@@ -45,8 +45,6 @@ function listSource(id: string, ...lists: (readonly ToolHandler[] | Error | 'han
   };
 }
 
-const errorsOf = (events: readonly AgentEvent[]) =>
-  events.flatMap((e) => (e.payload.type === 'error' ? [e.payload] : []));
 const toolNames = (request: { tools: readonly { name: string }[] } | undefined) =>
   request?.tools.map((t) => t.name);
 
@@ -112,11 +110,11 @@ describe('tool sources through the public API', () => {
     expect(provider.requests[1]!.messages.find((m) => m.type === 'tool_result')).toMatchObject({
       content: 'q',
     });
-    const conflicts = errorsOf(firstEvents);
+    const conflicts = errorPayloads(firstEvents);
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0]).toMatchObject({ fatal: false, error: { code: 'NAME_CONFLICT' } });
     expect(conflicts[0]!.error.message).toContain("'search'");
-    expect(errorsOf(secondEvents)).toEqual([]);
+    expect(errorPayloads(secondEvents)).toEqual([]);
     await agent.shutdown();
   });
 
@@ -130,7 +128,7 @@ describe('tool sources through the public API', () => {
     const session = await agent.newSession();
     const events = await eventsOf(await session.sendMessage('go'));
     expect(toolNames(provider.requests[0])).toEqual(['only_a']);
-    expect(errorsOf(events).map((e) => e.error.code)).toEqual(['NAME_CONFLICT', 'NAME_CONFLICT']);
+    expect(errorPayloads(events).map((e) => e.error.code)).toEqual(['NAME_CONFLICT', 'NAME_CONFLICT']);
     await agent.shutdown();
   });
 
@@ -153,7 +151,7 @@ describe('tool sources through the public API', () => {
     const events = await eventsOf(await session.sendMessage('two'));
     // Three requests with a failed source, each offering the last good list; reported once.
     expect(provider.requests.slice(1, 4).map(toolNames)).toEqual([['lookup'], ['lookup'], ['lookup']]);
-    const unavailable = errorsOf(events);
+    const unavailable = errorPayloads(events);
     expect(unavailable).toHaveLength(1);
     expect(unavailable[0]).toMatchObject({ fatal: false, error: { code: 'TOOL_SOURCE_UNAVAILABLE' } });
     expect(unavailable[0]!.error.message).toContain("'remote'");
@@ -161,7 +159,9 @@ describe('tool sources through the public API', () => {
 
     remote.changes.next();
     const third = await session.sendMessage('three');
-    expect(errorsOf(await eventsOf(third)).map((e) => e.error.code)).toEqual(['TOOL_SOURCE_UNAVAILABLE']);
+    expect(errorPayloads(await eventsOf(third)).map((e) => e.error.code)).toEqual([
+      'TOOL_SOURCE_UNAVAILABLE',
+    ]);
     expect(toolNames(provider.requests[4])).toEqual([]);
     await agent.shutdown();
   });
@@ -178,7 +178,7 @@ describe('tool sources through the public API', () => {
     const events = await eventsOf(turn);
     expect((await turn.result).status).toBe('completed');
     expect(toolNames(provider.requests[0])).toEqual([]);
-    const [error] = errorsOf(events);
+    const [error] = errorPayloads(events);
     expect(error).toMatchObject({ fatal: false, error: { code: 'TOOL_SOURCE_UNAVAILABLE' } });
     expect(error!.error.message).toContain('10ms');
     await agent.shutdown();
