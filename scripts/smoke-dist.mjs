@@ -98,8 +98,20 @@ install(OPENAI_7, `@types/node@${nodeTypes}`);
 const ownClient = `
 import { createServer } from 'node:http';
 import OpenAI, { AzureOpenAI } from 'openai';
-import type { ChatRequest } from 'youyou-agent';
+import { AgentError, type ChatRequest } from 'youyou-agent';
 import { OpenAIProvider, type OpenAIProviderOptions } from 'youyou-agent/openai';
+
+// Node gets the bundled build (scripts/build-node.mjs), whose entries share one copy of each
+// module: an error thrown by one entry is an instance of the class the other exports.
+for (const entry of ['youyou-agent', 'youyou-agent/openai']) {
+  if (!import.meta.resolve(entry).includes('/dist/node/')) throw new Error(entry + ': not the Node build');
+}
+try {
+  new OpenAIProvider({ models: [] });
+  throw new Error('OpenAIProvider accepted no models');
+} catch (error) {
+  if (!(error instanceof AgentError) || error.code !== 'INVALID_INPUT') throw error;
+}
 
 // A local Chat Completions server that streams "hi".
 const server = createServer((req, res) => {
@@ -132,7 +144,7 @@ for (const provider of providers) {
   if (text !== 'hi') throw new Error('openai 7 smoke: expected "hi", got ' + JSON.stringify(text));
 }
 server.close();
-console.log('dist smoke (${OPENAI_7}): its own client type-checks; a stream runs with and without it');
+console.log('dist smoke (${OPENAI_7}): its own client type-checks; a stream runs with and without it; Node loads dist/node/');
 `;
 writeFileSync(join(dir, 'own-client.ts'), ownClient);
 typeCheck('own-client.ts', ['node']);

@@ -2,7 +2,8 @@
  * Builds what the peer bench's child processes run, into `bench/.build/` (git-ignored):
  * - the library as an app gets it: `vite build` with the repository's own config, laid out as an
  *   installed package (`node_modules/youyou-agent/`, its `package.json` fields copied), so
- *   `import 'youyou-agent'` resolves through the package's `exports` like in an app;
+ *   `import 'youyou-agent'` resolves through the package's `exports` like in an app (Node gets `dist/node/`, see
+ *   `scripts/build-node.mjs`);
  * - the bench's own processes (`bench/peer/processes/*.ts` with the types stripped), so the children run
  *   on plain `node` with no loader: nothing but the package itself is loaded or transformed at
  *   run time.
@@ -11,6 +12,8 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build, transformWithOxc } from 'vite';
+// @ts-expect-error: a plain script of the repository, without declarations
+import { buildNode } from '../../scripts/build-node.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SOURCES = fileURLToPath(new URL('./processes/', import.meta.url));
@@ -33,6 +36,7 @@ export async function buildBench(): Promise<void> {
     logLevel: 'error',
     build: { outDir: `${PACKAGE_DIR}dist`, emptyOutDir: true },
   });
+  await buildNode(`${PACKAGE_DIR}dist`);
   const manifest = JSON.parse(await readFile(`${REPO}package.json`, 'utf8')) as Record<string, unknown>;
   const fields = ['name', 'version', 'type', 'main', 'types', 'exports', 'sideEffects'];
   const installed = Object.fromEntries(

@@ -2,7 +2,7 @@
  * `mcpServer()`: an MCP server's tools as a {@link ToolSource}.
  * @module
  */
-import { Subject } from 'rxjs';
+import { Subject } from 'rxjs/internal/Subject';
 import { systemClock } from '../clock.js';
 import { AgentError, Errors, describeError } from '../errors.js';
 import type { ToolHandler } from '../ports/tool-handler.js';
