@@ -8,6 +8,7 @@ import type { MemoryStorage } from '../ports/storage.js';
 import { MemorySchema } from '../types.js';
 import type { Memory } from '../types.js';
 import { parseInput } from '../validate.js';
+import { copyData } from '../copy-data.js';
 import { MemoryIndex, rankMemories } from './memory-search.js';
 
 /**
@@ -33,12 +34,12 @@ export class InMemoryMemoryStorage implements MemoryStorage {
     const inNamespace = [...this.#memories.values()].filter((m) => m.namespace === namespace);
     let index = this.#indexes.get(namespace);
     if (!index) this.#indexes.set(namespace, (index = new MemoryIndex()));
-    return structuredClone(rankMemories(inNamespace, query, limit, index));
+    return copyData(rankMemories(inNamespace, query, limit, index));
   }
 
   /** Inserts `memory`, or replaces the one with the same `id`. */
   async save(memory: Memory): Promise<void> {
-    const valid = structuredClone(parseInput(MemorySchema, memory, 'memory'));
+    const valid = copyData(parseInput(MemorySchema, memory, 'memory'));
     this.#memories.set(valid.id, valid);
   }
 

@@ -97,8 +97,17 @@ export function matchesQuery(text: string, normalizedQuery: string): boolean {
   return collapseWhitespace(text).toLowerCase().includes(normalizedQuery);
 }
 
+/**
+ * What `toISOString()` prints for a year from 0 to 9999, on days 1–28 and hours 0–23: such a
+ * string prints back as itself, or does not parse. (`Date.parse` rolls `02-30` and `T24:00` over
+ * to the next day, hence the limits.)
+ */
+const CANONICAL_UTC = /^\d{4}-\d{2}-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):\d{2}:\d{2}\.\d{3}Z$/;
+
 /** `timestamp` as UTC `toISOString()`; unchanged if it does not parse (validation is elsewhere). */
 export function normalizeTimestamp(timestamp: string): string {
+  // The runtime's own timestamps are already in this form: checking is cheaper than re-printing.
+  if (CANONICAL_UTC.test(timestamp)) return timestamp;
   const time = Date.parse(timestamp);
   return Number.isNaN(time) ? timestamp : new Date(time).toISOString();
 }

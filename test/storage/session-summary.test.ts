@@ -137,4 +137,24 @@ describe('normalizeTimestamp', () => {
     expect(normalizeTimestamp('2024-01-01T01:00:00+01:00')).toBe('2024-01-01T00:00:00.000Z');
     expect(normalizeTimestamp('not a time')).toBe('not a time');
   });
+
+  it('gives what a Date round trip gives for every canonical-looking string, rolled-over dates included', () => {
+    const roundTrip = (text: string) => {
+      const time = Date.parse(text);
+      return Number.isNaN(time) ? text : new Date(time).toISOString();
+    };
+    const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+    const differ: string[] = [];
+    for (const year of [0, 1970, 2024, 2100, 9999])
+      for (let month = 0; month <= 13; month++)
+        for (let day = 0; day <= 32; day++)
+          for (const hour of [0, 23, 24, 25])
+            for (const minute of [0, 59, 60]) {
+              const text = `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(minute)}.123Z`;
+              if (normalizeTimestamp(text) !== roundTrip(text)) differ.push(text);
+            }
+    expect(differ).toEqual([]);
+    expect(normalizeTimestamp('2024-02-30T00:00:00.000Z')).toBe('2024-03-01T00:00:00.000Z');
+    expect(normalizeTimestamp('2024-02-28T24:00:00.000Z')).toBe('2024-02-29T00:00:00.000Z');
+  });
 });
