@@ -29,7 +29,8 @@ export const END_MARKER_SEEN = 'end-marker-seen';
  * reading and closes the body.
  *
  * - Each event's data is parsed as JSON ({@link MalformedChunkError} for data that is not).
- * - `[DONE]` ends the iteration (what follows is not read) with {@link END_MARKER_SEEN}.
+ * - `[DONE]` ends the iteration (what follows is not read) with {@link END_MARKER_SEEN}; the body
+ *   is left to end by itself, so the connection can serve the next request.
  * - An `event: error` becomes a chunk `{ error }` (its data's `error`, else its data), so that an
  *   error sent either way reaches the provider as an error object.
  * @example
@@ -40,6 +41,9 @@ export function chunkStream(response: Response, controller: AbortController): Ch
   return { controller, [Symbol.asyncIterator]: () => chunks(response, controller.signal) };
 }
 
+const isEndMarker = ({ data }: { data: string }) => data.startsWith('[DONE]');
+const END_OPTIONS = { isEnd: isEndMarker };
+
 async function* chunks(
   response: Response,
   signal: AbortSignal,
@@ -47,9 +51,9 @@ async function* chunks(
   if (!response.body) {
     throw new OpenAIError('the response has no body to stream (this fetch cannot stream responses)');
   }
-  for await (const { event, data } of serverSentEvents(response.body, signal)) {
+  for await (const { event, data } of serverSentEvents(response.body, signal, END_OPTIONS)) {
     // The SDK's test, so both read the same streams the same way.
-    if (data.startsWith('[DONE]')) return END_MARKER_SEEN;
+    if (isEndMarker({ data })) return END_MARKER_SEEN;
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);

@@ -25,7 +25,8 @@ const LINE_END = /\r\n|\r|\n/g;
  *   cut short.
  *
  * Stops reading (and cancels the body) when the consumer stops early or `signal` aborts; an abort
- * throws the signal's reason, or an `AbortError`.
+ * throws the signal's reason, or an `AbortError`. A consumer that stops right after the end
+ * marker (`options.isEnd`) leaves the body to end by itself, so its connection can be reused.
  * @example
  * for await (const { event, data } of serverSentEvents(response.body!, controller.signal)) {
  *   if (data === '[DONE]') break;
@@ -34,6 +35,7 @@ const LINE_END = /\r\n|\r|\n/g;
 export async function* serverSentEvents(
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal,
+  options: ServerSentEventsOptions = {},
 ): AsyncGenerator<ServerSentEvent, void, undefined> {
   const reader = body.getReader();
   // `cancel()` ends a pending read as "done": the abort check after each read tells it apart.
@@ -43,6 +45,7 @@ export async function* serverSentEvents(
   const pending = new EventBuilder();
   let buffer = '';
   let finished = false;
+  let ended = false;
   try {
     for (;;) {
       throwIfAborted(signal);
@@ -56,7 +59,10 @@ export async function* serverSentEvents(
         if (!done && match[0] === '\r' && match.index === buffer.length - 1) break;
         const event = pending.line(buffer.slice(lineStart, match.index));
         lineStart = LINE_END.lastIndex;
-        if (event) yield event;
+        if (event) {
+          ended = options.isEnd?.(event) === true;
+          yield event;
+        }
       }
       buffer = buffer.slice(lineStart);
       if (done) {
@@ -66,8 +72,43 @@ export async function* serverSentEvents(
     }
   } finally {
     signal.removeEventListener('abort', cancel);
-    if (!finished) cancel();
+    if (!finished) {
+      if (ended && !signal.aborted) release(reader, cancel);
+      else cancel();
+    }
   }
+}
+
+/** Options of {@link serverSentEvents}. */
+export interface ServerSentEventsOptions {
+  /**
+   * Whether `event` is the stream's end marker. When the consumer stops right after one, the
+   * body is not cancelled but let run to its end (see {@link release}).
+   */
+  isEnd?: (event: ServerSentEvent) => boolean;
+}
+
+/** How long a body may take to end after its end marker before it is cancelled. */
+const RELEASE_MS = 1_000;
+
+/**
+ * Lets a body end on its own after its end marker, in the background. Cancelling it instead
+ * makes the HTTP client close the connection whenever the last bytes (a chunked body's
+ * terminator) are still on their way, so the next request opens a new one (a new TLS handshake
+ * against a real server). A body that sends more data, or does not end within
+ * {@link RELEASE_MS}, is cancelled after all. Nothing waits for this.
+ */
+function release(reader: ReadableStreamDefaultReader<Uint8Array>, cancel: () => void): void {
+  const timer = setTimeout(cancel, RELEASE_MS);
+  // Under Node, a pending release must not keep the process alive.
+  (timer as { unref?: () => void }).unref?.();
+  reader.read().then(
+    ({ done }) => {
+      clearTimeout(timer);
+      if (!done) cancel();
+    },
+    () => clearTimeout(timer),
+  );
 }
 
 /** The fields of the event being read, line by line. */

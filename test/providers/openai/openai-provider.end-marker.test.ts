@@ -134,6 +134,42 @@ for (const path of ['the fetch client', 'an SDK client']) {
       await closedByClient;
     });
 
+    it('lets the body end by itself after [DONE], so the next request reuses the connection', async () => {
+      const sockets = new Set<unknown>();
+      server.respondWith(async (req, res) => {
+        sockets.add(req.socket);
+        startSse(res);
+        res.write(delta('Hi') + 'data: [DONE]\n\n');
+        // The body's end (a chunked body's terminator) comes a moment after the marker.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        res.end();
+      });
+      for (let i = 0; i < 3; i++) {
+        const { events, error } = await chat(provider());
+        expect(error).toBeUndefined();
+        expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'stop' });
+        // Past the body's end: the connection is free again (a cancelled one would be closed).
+        await new Promise((resolve) => setTimeout(resolve, 60));
+      }
+      expect(sockets.size).toBe(1);
+    });
+
+    it('does not wait for a body that stays open after [DONE], and closes it within a second', async () => {
+      let closedByClient: Promise<void> = Promise.resolve();
+      server.respondWith((_req, res) => {
+        closedByClient = new Promise((resolve) => res.on('close', () => resolve()));
+        startSse(res);
+        res.write(delta('Hi') + 'data: [DONE]\n\n');
+      });
+      const started = performance.now();
+      const { events, error } = await chat(provider());
+      expect(error).toBeUndefined();
+      expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'stop' });
+      await closedByClient;
+      // Bounded by the release time (1 s), with room for a slow machine.
+      expect(performance.now() - started).toBeLessThan(5_000);
+    });
+
     it('reads a stream with CRLF line ends', async () => {
       const sse = (
         delta('Hi') + sseEvent({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })
