@@ -11,8 +11,8 @@
  */
 // The classes alone (rxjs's `exports` map allows these paths): under Node, `rxjs` itself is a
 // CommonJS barrel that loads some 220 modules at import.
-import { BehaviorSubject } from 'rxjs/internal/BehaviorSubject';
 import { Observable } from 'rxjs/internal/Observable';
+import { Channel } from '../events/channel.js';
 import type { AgentEvent, Message, SessionEvent } from '../types.js';
 import { measureContext, type ContextMeterSource } from './context-meter.js';
 import { applyMessage } from './from-messages.js';
@@ -37,7 +37,8 @@ export class ConversationView {
   readonly states: Observable<Conversation>;
   readonly #items: ConversationItems;
   readonly #meter: ContextMeterSource;
-  readonly #subject: BehaviorSubject<Conversation>;
+  /** The states after the current one, live only: `states` gives a new subscriber the current one. */
+  readonly #changes = new Channel<Conversation>({ replay: false });
   #state: Conversation;
   #turn: Conversation['turn'] = null;
   /** The calls of the turn that wait for approval. */
@@ -59,13 +60,18 @@ export class ConversationView {
       cost: this.#totals.cost,
       context: measureContext(meter, null),
     };
-    this.#subject = new BehaviorSubject(this.#state);
     this.states = new Observable<Conversation>((subscriber) => {
-      if (!this.#closed) return this.#subject.subscribe(subscriber);
-      // A closed session still shows its last state.
+      if (this.#closed) {
+        // A closed session still shows its last state.
+        subscriber.next(this.#state);
+        subscriber.complete();
+        return undefined;
+      }
+      // Subscribed first, so a state published while the subscriber takes the current one (it
+      // may send a message from its handler) reaches it too, after the current one.
+      const live = this.#changes.observable.subscribe(subscriber);
       subscriber.next(this.#state);
-      subscriber.complete();
-      return undefined;
+      return live;
     });
     events.subscribe({ next: (event) => this.#onEvent(event), complete: () => this.#close() });
   }
@@ -155,7 +161,7 @@ export class ConversationView {
     try {
       do {
         this.#pending = false;
-        this.#subject.next(this.#state);
+        this.#changes.next(this.#state);
       } while (this.#pending);
     } finally {
       this.#emitting = false;
@@ -164,6 +170,6 @@ export class ConversationView {
 
   #close(): void {
     this.#closed = true;
-    this.#subject.complete();
+    this.#changes.complete();
   }
 }

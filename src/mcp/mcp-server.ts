@@ -2,7 +2,7 @@
  * `mcpServer()`: an MCP server's tools as a {@link ToolSource}.
  * @module
  */
-import { Subject } from 'rxjs/internal/Subject';
+import { Channel } from '../events/channel.js';
 import { systemClock } from '../clock.js';
 import { AgentError, Errors, describeError } from '../errors.js';
 import type { ToolHandler } from '../ports/tool-handler.js';
@@ -30,7 +30,7 @@ export function mcpServer(options: McpServerOptions): ToolSource {
   const prefixed = options.toolNames === 'prefixed';
   const ttlMs = options.cache === false ? 0 : (options.cache?.ttlMs ?? DEFAULT_TTL_MS);
   const key = `${name} ${url}`;
-  const changes = new Subject<void>();
+  const changes = new Channel<void>({ replay: false });
   let kept: CachedToolList | undefined;
   let handlers: { from: CachedToolList; tools: readonly ToolHandler[] } | undefined;
 
@@ -64,7 +64,7 @@ export function mcpServer(options: McpServerOptions): ToolSource {
 
   return {
     id: name,
-    changes,
+    changes: changes.observable,
     async tools(signal) {
       try {
         if (!fresh(kept)) {
