@@ -45,6 +45,8 @@ export class ConversationView {
   #awaiting = new Set<string>();
   #totals: UsageTotals = NO_USAGE;
   #contextChanged = false;
+  /** Whether something changed since {@link ConversationView.#state} was made. */
+  #stale = false;
   #closed = false;
   #emitting = false;
   #pending = false;
@@ -61,6 +63,7 @@ export class ConversationView {
       context: measureContext(meter, null),
     };
     this.states = new Observable<Conversation>((subscriber) => {
+      this.#refresh();
       if (this.#closed) {
         // A closed session still shows its last state.
         subscriber.next(this.#state);
@@ -78,6 +81,7 @@ export class ConversationView {
 
   /** The conversation now. */
   get current(): Conversation {
+    this.#refresh();
     return this.#state;
   }
 
@@ -128,7 +132,19 @@ export class ConversationView {
     if (turn.status !== status) this.#turn = { id: turn.id, status };
   }
 
+  /**
+   * Takes in a change. With no subscriber, the new state is only made when asked for
+   * (`current`, a subscription): a session nobody renders skips building one per streamed delta.
+   */
   #publish(): void {
+    this.#stale = true;
+    if (this.#changes.observed && this.#refresh()) this.#emit();
+  }
+
+  /** Makes the current state; whether it differs from the one before. */
+  #refresh(): boolean {
+    if (!this.#stale) return false;
+    this.#stale = false;
     const previous = this.#state;
     const items = this.#items.snapshot();
     const context = this.#contextChanged ? measureContext(this.#meter, previous.context) : previous.context;
@@ -141,10 +157,10 @@ export class ConversationView {
       usage === previous.usage &&
       cost === previous.cost
     ) {
-      return;
+      return false;
     }
     this.#state = { items, turn: this.#turn, usage, cost, context };
-    this.#emit();
+    return true;
   }
 
   /**

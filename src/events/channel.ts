@@ -30,6 +30,11 @@ export class Channel<T> {
     this.#buffer = options.replay ? [] : null;
   }
 
+  /** Whether anyone subscribes now. */
+  get observed(): boolean {
+    return this.#subscribers.length > 0;
+  }
+
   /** Pushes `value` to every subscriber (and the replay buffer); ignored after `complete`. */
   next(value: T): void {
     if (this.#completed) return;

@@ -4,6 +4,8 @@
  */
 import { firstValueFrom, filter } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { defineTool, type Conversation, type Session } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
 import { createTestAgent } from '../support/agent.js';
 import { deferred } from '../support/waits.js';
@@ -63,6 +65,60 @@ describe('session.conversation', () => {
       [null, 'user message-0, assistant message-1 complete'],
     ]);
     await agent.shutdown();
+  });
+
+  it('a conversation nobody watched shows, when subscribed to mid-turn and after, what a watcher saw', async () => {
+    // Two sessions run the same turn: one watched throughout, one nobody subscribes to, which
+    // makes its state only when asked.
+    const turnScript = () => [
+      reply.toolCalls([{ name: 'echo', arguments: { text: 'a' }, callId: 'call-1' }]),
+      [
+        { type: 'text_delta' as const, text: 'Do' },
+        { type: 'wait' as const, until: held.promise },
+        { type: 'text_delta' as const, text: 'ne' },
+        { type: 'done' as const, finishReason: 'stop' },
+      ],
+    ];
+    let held = deferred();
+    const echo = defineTool({
+      name: 'echo',
+      description: 'Echoes',
+      parameters: z.object({ text: z.string() }),
+      execute: async ({ arguments: { text } }) => text,
+    });
+    const watchedAgent = await createTestAgent({ script: turnScript(), tools: [echo] });
+    const watched = await watchedAgent.agent.newSession();
+    const recorder = record(watched);
+    const watchedTurn = await watched.sendMessage('Go');
+    const streamed = (session: Session) =>
+      firstValueFrom(session.events.pipe(filter(({ payload }) => payload.type === 'text_delta')));
+    await streamed(watched);
+    const watchedMidTurn = recorder.latest;
+    held.resolve();
+    await watchedTurn.result;
+
+    held = deferred();
+    const unwatchedAgent = await createTestAgent({ script: turnScript(), tools: [echo] });
+    const unwatched = await unwatchedAgent.agent.newSession();
+    const delta = streamed(unwatched);
+    const unwatchedTurn = await unwatched.sendMessage('Go');
+    await delta;
+    const midTurn = current(unwatched);
+    held.resolve();
+    await unwatchedTurn.result;
+    const after = current(unwatched);
+
+    const shape = (state: Conversation) => ({
+      items: state.items.map(label),
+      turn: state.turn?.status ?? null,
+      usage: state.usage,
+    });
+    expect(shape(midTurn)).toEqual(shape(watchedMidTurn));
+    expect(shape(after)).toEqual(shape(recorder.latest));
+    // Asked twice with nothing changed in between: the same state object.
+    expect(current(unwatched)).toBe(after);
+    await watchedAgent.agent.shutdown();
+    await unwatchedAgent.agent.shutdown();
   });
 
   it('completes at close; a later subscriber gets the last state, then completes', async () => {
