@@ -9,7 +9,7 @@ import { MemorySchema } from '../types.js';
 import type { Memory } from '../types.js';
 import { parseInput } from '../validate.js';
 import { copyData } from '../copy-data.js';
-import { MemoryIndex, rankMemories } from './memory-search.js';
+import { loadMemorySearch, MemoryIndex, rankMemories } from './memory-search.js';
 
 /**
  * A {@link MemoryStorage} in memory. Meets the shared storage contract: memories are validated
@@ -32,6 +32,7 @@ export class InMemoryMemoryStorage implements MemoryStorage {
     if (typeof namespace !== 'string') throw Errors.invalidInput('namespace must be a string');
     if (typeof query !== 'string') throw Errors.invalidInput('query must be a string');
     const inNamespace = [...this.#memories.values()].filter((m) => m.namespace === namespace);
+    await loadMemorySearch();
     let index = this.#indexes.get(namespace);
     if (!index) this.#indexes.set(namespace, (index = new MemoryIndex()));
     return copyData(rankMemories(inNamespace, query, limit, index));

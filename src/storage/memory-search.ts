@@ -11,7 +11,7 @@
  * `每天喝茶` although the segmenter reads `喝茶` as one word.
  * @module
  */
-import MiniSearch from 'minisearch';
+import type MiniSearch from 'minisearch';
 import { Errors } from '../errors.js';
 import type { Memory } from '../types.js';
 
@@ -32,6 +32,27 @@ const SCORE_DIGITS = 10;
 
 let segmenter: Intl.Segmenter | undefined;
 
+let miniSearch: typeof MiniSearch | undefined;
+let loading: Promise<typeof MiniSearch> | undefined;
+
+/**
+ * Loads MiniSearch, once: the storages call this before their first search, so an app (or a
+ * Node process) that never searches memories neither loads nor, with a bundler that splits
+ * code, downloads it.
+ */
+export async function loadMemorySearch(): Promise<void> {
+  if (miniSearch) return;
+  loading ??= import('minisearch').then(
+    (module) => module.default,
+    (error: unknown) => {
+      // A chunk that failed to download may come next time.
+      loading = undefined;
+      throw Errors.storage('the memory search module (minisearch) could not be loaded', error);
+    },
+  );
+  miniSearch = await loading;
+}
+
 interface IndexedMemory {
   id: string;
   text: string;
@@ -43,21 +64,28 @@ interface IndexedMemory {
  * cutting every memory into terms again; the answer is the same as with a fresh index.
  *
  * @example
+ * await loadMemorySearch();
  * const index = new MemoryIndex();
  * rankMemories(memories, 'coffee', 5, index); // builds the index
  * rankMemories(memories, 'tea', 5, index); // reuses it
  */
 export class MemoryIndex {
-  readonly #search = new MiniSearch<IndexedMemory>({
-    fields: ['text'],
-    tokenize: documentTermsOf,
-    processTerm: (term) => term,
-    searchOptions: {
-      tokenize: queryTermsOf,
-      prefix: (term) => term.length >= PREFIX_MIN_LENGTH && !CJK.test(term),
-    },
-  });
+  readonly #search: MiniSearch<IndexedMemory>;
   readonly #indexed = new Map<string, IndexedMemory>();
+
+  /** Needs {@link loadMemorySearch} to have settled. */
+  constructor() {
+    if (!miniSearch) throw Errors.internal('a memory index was made before loadMemorySearch() settled');
+    this.#search = new miniSearch<IndexedMemory>({
+      fields: ['text'],
+      tokenize: documentTermsOf,
+      processTerm: (term) => term,
+      searchOptions: {
+        tokenize: queryTermsOf,
+        prefix: (term) => term.length >= PREFIX_MIN_LENGTH && !CJK.test(term),
+      },
+    });
+  }
 
   /** Makes the index hold exactly `memories` (the first of a repeated id). */
   sync(memories: readonly Memory[]): Map<string, Memory> {
@@ -101,6 +129,7 @@ export class MemoryIndex {
  *
  * `limit` must be a positive integer (else `INVALID_INPUT`). `memories` is not changed. Pass the
  * same `index` on every call over one growing set (a storage's namespace) to reuse its work.
+ * Needs {@link loadMemorySearch} to have settled.
  */
 export function rankMemories(
   memories: readonly Memory[],

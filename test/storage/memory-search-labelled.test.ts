@@ -6,8 +6,11 @@
  * Japanese one. The misses are word forms a prefix does not reach ("merge" for "merging",
  * "allergy" for "allergic") and two questions whose answer ranks second or third.
  */
-import { describe, expect, it } from 'vitest';
-import { rankMemories } from '../../src/storage/memory-search.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { rankMemories, loadMemorySearch } from '../../src/storage/memory-search.js';
+
+// MiniSearch loads on first use (the storages await it before a search).
+beforeAll(loadMemorySearch);
 import type { Memory } from '../../src/types.js';
 
 const labelled: [id: string, content: string, tags: string[]][] = [

@@ -1,6 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
-import { MemoryIndex, documentTermsOf, queryTermsOf, rankMemories } from '../../src/storage/memory-search.js';
+import {
+  MemoryIndex,
+  documentTermsOf,
+  queryTermsOf,
+  rankMemories,
+  loadMemorySearch,
+} from '../../src/storage/memory-search.js';
+
+// MiniSearch loads on first use (the storages await it before a search).
+beforeAll(loadMemorySearch);
 import type { Memory } from '../../src/types.js';
 import { expectAgentError } from '../support/errors.js';
 

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import type { MemoryStorage } from '../../ports/storage.js';
 import { MemorySchema, type Memory } from '../../types.js';
 import { parseInput } from '../../validate.js';
-import { MemoryIndex, rankMemories } from '../memory-search.js';
+import { loadMemorySearch, MemoryIndex, rankMemories } from '../memory-search.js';
 import { Connection } from './connection.js';
 import { resolveOptions, type IndexedDbStorageOptions, type ResolvedOptions } from './options.js';
 import { readRecord } from './records.js';
@@ -58,6 +58,7 @@ export class IndexedDbMemoryStorage implements MemoryStorage {
     } catch (error) {
       throw toStorageError('searching memories', error);
     }
+    await loadMemorySearch();
     let index = this.#indexes.get(ns);
     if (!index) this.#indexes.set(ns, (index = new MemoryIndex()));
     return rankMemories(memories, text, max, index);
