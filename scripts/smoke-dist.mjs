@@ -98,7 +98,7 @@ install(OPENAI_7, `@types/node@${nodeTypes}`);
 const ownClient = `
 import { createServer } from 'node:http';
 import OpenAI, { AzureOpenAI } from 'openai';
-import { AgentError, type ChatRequest } from 'youyou-agent';
+import { AgentError, ProviderRegistry, type ChatRequest } from 'youyou-agent';
 import { OpenAIProvider, type OpenAIProviderOptions } from 'youyou-agent/openai';
 
 // Node gets the bundled build (scripts/build-node.mjs), whose entries share one copy of each
@@ -106,6 +106,15 @@ import { OpenAIProvider, type OpenAIProviderOptions } from 'youyou-agent/openai'
 for (const entry of ['youyou-agent', 'youyou-agent/openai']) {
   if (!import.meta.resolve(entry).includes('/dist/node/')) throw new Error(entry + ': not the Node build');
 }
+// The root entry's registerWithConfig loads the OpenAI provider by import(): in the Node build
+// a chunk of its own, with the same classes as youyou-agent/openai.
+const registry = new ProviderRegistry();
+const loaded = await registry.registerWithConfig('local', 'openai-compatible', {
+  apiKey: 'k',
+  baseURL: 'http://127.0.0.1:9/v1',
+  models: [{ id: 'm', displayName: 'M', contextWindow: 8192, capabilities: { toolUse: true, vision: false, streaming: true } }],
+});
+if (!(loaded instanceof OpenAIProvider)) throw new Error('registerWithConfig made another OpenAIProvider class');
 try {
   new OpenAIProvider({ models: [] });
   throw new Error('OpenAIProvider accepted no models');
