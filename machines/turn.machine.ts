@@ -1,15 +1,20 @@
 /**
  * The Turn machine: one user message → model responses and tool batches → one terminal outcome.
- * Its states are the steps of the turn loop. Each step's work is a named actor implemented in
- * `src/runtime/steps/` and supplied with `machine.provide()`; here they are placeholders that
- * reject, so the chart stays pure and tests can drive it with fakes.
+ * Its states are the steps of the turn loop. Each step's work is a function in
+ * `src/runtime/steps/`, run by the turn's one step runner (the child `steps`, supplied with
+ * `machine.provide()`; here a placeholder that fails every step, so the chart stays pure and
+ * tests drive it with a fake). A step state tells the runner to run its step on entry and to
+ * stop it on exit; the runner answers `<step>.done` with the step's output or `<step>.error`
+ * with what it threw, and drops the answer of a step that was stopped. One long-lived child
+ * instead of an invoked actor per step: an actor per step made most of the machine's cost and
+ * garbage per tool round.
  *
  * Data flows through the chart: each step's input is built from context, and what it returns is
- * assigned back by a named action. Streamed tokens never pass through it: the `streamModel` actor
+ * assigned back by a named action. Streamed tokens never pass through it: the `streamModel` step
  * pushes them to the event stream itself and reports only the finished response.
  * @module
  */
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromCallback, sendTo, setup } from 'xstate';
 import type { AgentError } from '../src/errors.js';
 import { addUsage, FINAL_ANSWER_TOOL, ZERO_USAGE, type TokenUsage, type ToolCallRef } from '../src/types.js';
 import type {
@@ -45,8 +50,50 @@ import type {
 
 export type * from './turn.types.js';
 
-/** Events the Turn machine accepts from outside. */
-export type TurnMachineEvent = { type: 'CANCEL' };
+/** The steps of a turn, by name: what each takes and what it gives back. */
+export interface TurnSteps {
+  /** turn_start hook, skill injection, append + persist the user message. */
+  startTurn: { input: StepInput; output: StartTurnOutput };
+  /** turn_resumed, the interrupted turn's partial text and unfinished calls, turn_start hook. */
+  resumeTurn: { input: StepInput; output: ResumeTurnOutput };
+  /** Builds the prompt and estimates tokens. */
+  prepareRequest: { input: PrepareInput; output: PrepareOutput };
+  /** before_compact hook, micro-compaction, then summary compaction if still over. */
+  compactContext: { input: CompactInput; output: CompactOutput };
+  /** Projects the next request's cost against the budgets; reports `BUDGET_EXCEEDED` when it does not fit. */
+  checkBudget: { input: PrepareInput; output: CheckBudgetOutput };
+  /** pre_request hook, provider stream (deltas go straight to the event stream), post_request. */
+  streamModel: { input: StreamInput; output: StreamOutput };
+  /** Checks the structured answer of a response; answers its calls; emits `output` when valid. */
+  validateOutput: { input: ValidateOutputInput; output: ValidateOutputOutput };
+  /** Reports the failed attempt, on_retry hook, then the backoff wait. */
+  waitToRetry: { input: RetryInput; output: RetryOutput };
+  /** Validates each call's arguments, then asks the policy, the session's rules and the tool. */
+  reviewToolCalls: { input: ReviewInput; output: ReviewOutput };
+  /** Stores and announces the requests, then waits for every decision (or the approval timeout). */
+  awaitApprovals: { input: AwaitApprovalsInput; output: AwaitApprovalsOutput };
+  /** Runs one batch of tool calls and appends their results. */
+  runToolBatch: { input: ToolBatchInput; output: ToolBatchOutput };
+  /** Records a partial message, on_error, drains writes, memory checkpoint, turn_end hook. */
+  endTurn: { input: EndTurnInput; output: EndTurnOutput };
+}
+
+/** The name of a step. */
+export type TurnStepName = keyof TurnSteps;
+
+/** What the Turn tells its step runner: run a step (with its input), or stop the one running. */
+export type StepCommand =
+  | { [K in TurnStepName]: { type: 'run'; step: K; input: TurnSteps[K]['input'] } }[TurnStepName]
+  | { type: 'stop' };
+
+/** What the step runner answers: a step's output, or what it threw. */
+export type StepReport = {
+  [K in TurnStepName]:
+    { type: `${K}.done`; output: TurnSteps[K]['output'] } | { type: `${K}.error`; error: unknown };
+}[TurnStepName];
+
+/** Events the Turn machine accepts: `CANCEL` from outside, and its step runner's reports. */
+export type TurnMachineEvent = { type: 'CANCEL' } | StepReport;
 
 /** Context: ids, counters, pending calls and status — never the transcript. */
 export interface TurnContext extends TurnInput {
@@ -72,9 +119,19 @@ export interface TurnContext extends TurnInput {
   maxOutputTokens: number | null;
 }
 
-const notProvided = (name: string) => () => Promise.reject(new Error(`actor '${name}' was not provided`));
-
 const ids = (context: TurnContext): StepInput => ({ turnId: context.turnId, sessionId: context.sessionId });
+
+/**
+ * The entry action of a step state: tells the step runner to run `step`, with the input made
+ * from context. (The state's exit action, `stopStep`, stops it.)
+ */
+function runStep<K extends TurnStepName>(step: K, input: (context: TurnContext) => TurnSteps[K]['input']) {
+  return {
+    type: 'runStep',
+    params: ({ context }: { context: TurnContext }) =>
+      ({ type: 'run', step, input: input(context) }) as StepCommand & { type: 'run' },
+  } as const;
+}
 
 /** A step that crashed (a bug the wiring labelled) fails the turn with its error. */
 const FAIL_ON_CRASH = {
@@ -122,48 +179,24 @@ export const turnMachine = /* @__PURE__ */ setup({
     context: {} as TurnContext,
     events: {} as TurnMachineEvent,
     output: {} as TurnOutput,
-    children: {} as {
-      startTurn: 'startTurn';
-      resumeTurn: 'resumeTurn';
-      prepareRequest: 'prepareRequest';
-      compactContext: 'compactContext';
-      streamModel: 'streamModel';
-      waitToRetry: 'waitToRetry';
-      reviewToolCalls: 'reviewToolCalls';
-      awaitApprovals: 'awaitApprovals';
-      runToolBatch: 'runToolBatch';
-      endTurn: 'endTurn';
-      checkBudget: 'checkBudget';
-      validateOutput: 'validateOutput';
-    },
+    children: {} as { steps: 'steps' },
   },
   actors: {
-    /** turn_start hook, skill injection, append + persist the user message. */
-    startTurn: fromPromise<StartTurnOutput, StepInput>(notProvided('startTurn')),
-    /** turn_resumed, the interrupted turn's partial text and unfinished calls, turn_start hook. */
-    resumeTurn: fromPromise<ResumeTurnOutput, StepInput>(notProvided('resumeTurn')),
-    /** Builds the prompt and estimates tokens. */
-    prepareRequest: fromPromise<PrepareOutput, PrepareInput>(notProvided('prepareRequest')),
-    /** before_compact hook, micro-compaction, then summary compaction if still over. */
-    compactContext: fromPromise<CompactOutput, CompactInput>(notProvided('compactContext')),
-    /** pre_request hook, provider stream (deltas go straight to the event stream), post_request. */
-    streamModel: fromPromise<StreamOutput, StreamInput>(notProvided('streamModel')),
-    /** Reports the failed attempt, on_retry hook, then the backoff wait. */
-    waitToRetry: fromPromise<RetryOutput, RetryInput>(notProvided('waitToRetry')),
-    /** Validates each call's arguments, then asks the policy, the session's rules and the tool. */
-    reviewToolCalls: fromPromise<ReviewOutput, ReviewInput>(notProvided('reviewToolCalls')),
-    /** Stores and announces the requests, then waits for every decision (or the approval timeout). */
-    awaitApprovals: fromPromise<AwaitApprovalsOutput, AwaitApprovalsInput>(notProvided('awaitApprovals')),
-    /** Runs one batch of tool calls and appends their results. */
-    runToolBatch: fromPromise<ToolBatchOutput, ToolBatchInput>(notProvided('runToolBatch')),
-    /** Records a partial message, on_error, drains writes, memory checkpoint, turn_end hook. */
-    endTurn: fromPromise<EndTurnOutput, EndTurnInput>(notProvided('endTurn')),
-    /** Projects the next request's cost against the budgets; reports `BUDGET_EXCEEDED` when it does not fit. */
-    checkBudget: fromPromise<CheckBudgetOutput, PrepareInput>(notProvided('checkBudget')),
-    /** Checks the structured answer of a response; answers its calls; emits `output` when valid. */
-    validateOutput: fromPromise<ValidateOutputOutput, ValidateOutputInput>(notProvided('validateOutput')),
+    /** Runs each step on command (see the module comment); placeholder: every step fails. */
+    steps: fromCallback<StepCommand, StepInput>(({ receive, sendBack }) =>
+      receive((command) => {
+        if (command.type === 'run') {
+          sendBack({
+            type: `${command.step}.error`,
+            error: new Error(`step '${command.step}' was not provided`),
+          });
+        }
+      }),
+    ),
   },
   actions: {
+    runStep: sendTo('steps', (_, params: StepCommand & { type: 'run' }) => params),
+    stopStep: sendTo('steps', { type: 'stop' } as const),
     requestCancel: assign({ cancelRequested: true }),
     recordDynamicSections: assign((_, params: { output: StartTurnOutput }) => ({
       dynamicSections: params.output.dynamicSections,
@@ -268,6 +301,8 @@ export const turnMachine = /* @__PURE__ */ setup({
   },
 }).createMachine({
   id: 'turn',
+  // The step runner lives as long as the turn.
+  invoke: { id: 'steps', src: 'steps', input: ({ context }) => ids(context) },
   context: ({ input }) => ({
     ...input,
     attempt: 1,
@@ -291,7 +326,7 @@ export const turnMachine = /* @__PURE__ */ setup({
     working: {
       initial: 'routing',
       on: {
-        // Leaving a working state stops its actor, which aborts the actor's signal (and with it
+        // Leaving a working state stops its step, which aborts the step's signal (and with it
         // the HTTP request). `dispatchingTools` overrides this: started tools finish.
         CANCEL: { target: 'cancelling', actions: 'requestCancel' },
       },
@@ -301,11 +336,10 @@ export const turnMachine = /* @__PURE__ */ setup({
           always: [{ guard: 'isContinuation', target: 'resuming' }, { target: 'starting' }],
         },
         resuming: {
-          invoke: {
-            id: 'resumeTurn',
-            src: 'resumeTurn',
-            input: ({ context }) => ids(context),
-            onDone: [
+          entry: runStep('resumeTurn', (context) => ids(context)),
+          exit: 'stopStep',
+          on: {
+            'resumeTurn.done': [
               {
                 guard: { type: 'awaitsApprovals', params: ({ event }) => ({ output: event.output }) },
                 target: 'awaitingApproval',
@@ -325,27 +359,28 @@ export const turnMachine = /* @__PURE__ */ setup({
                 actions: { type: 'recordResumed', params: ({ event }) => ({ output: event.output }) },
               },
             ],
-            onError: FAIL_ON_CRASH,
+            'resumeTurn.error': FAIL_ON_CRASH,
           },
         },
         starting: {
-          invoke: {
-            id: 'startTurn',
-            src: 'startTurn',
-            input: ({ context }) => ids(context),
-            onDone: {
+          entry: runStep('startTurn', (context) => ids(context)),
+          exit: 'stopStep',
+          on: {
+            'startTurn.done': {
               target: 'preparing',
               actions: { type: 'recordDynamicSections', params: ({ event }) => ({ output: event.output }) },
             },
-            onError: FAIL_ON_CRASH,
+            'startTurn.error': FAIL_ON_CRASH,
           },
         },
         preparing: {
-          invoke: {
-            id: 'prepareRequest',
-            src: 'prepareRequest',
-            input: ({ context }) => ({ ...ids(context), dynamicSections: context.dynamicSections }),
-            onDone: [
+          entry: runStep('prepareRequest', (context) => ({
+            ...ids(context),
+            dynamicSections: context.dynamicSections,
+          })),
+          exit: 'stopStep',
+          on: {
+            'prepareRequest.done': [
               {
                 guard: { type: 'needsCompaction', params: ({ event }) => ({ output: event.output }) },
                 target: 'compacting',
@@ -353,20 +388,19 @@ export const turnMachine = /* @__PURE__ */ setup({
               { guard: 'budgeted', target: 'checkingBudget' },
               { target: 'requesting' },
             ],
-            onError: FAIL_ON_CRASH,
+            'prepareRequest.error': FAIL_ON_CRASH,
           },
         },
         compacting: {
-          invoke: {
-            id: 'compactContext',
-            src: 'compactContext',
-            input: ({ context }) => ({
-              ...ids(context),
-              dynamicSections: context.dynamicSections,
-              compactionFailures: context.compactionFailures,
-              maxCompactionFailures: context.maxCompactionFailures,
-            }),
-            onDone: [
+          entry: runStep('compactContext', (context) => ({
+            ...ids(context),
+            dynamicSections: context.dynamicSections,
+            compactionFailures: context.compactionFailures,
+            maxCompactionFailures: context.maxCompactionFailures,
+          })),
+          exit: 'stopStep',
+          on: {
+            'compactContext.done': [
               {
                 guard: 'budgeted',
                 target: 'checkingBudget',
@@ -378,18 +412,20 @@ export const turnMachine = /* @__PURE__ */ setup({
               },
             ],
             // Compaction is an optimisation: even a crashed step lets the request go out.
-            onError: [
+            'compactContext.error': [
               { guard: 'budgeted', target: 'checkingBudget', actions: 'countCompactionFailure' },
               { target: 'requesting', actions: 'countCompactionFailure' },
             ],
           },
         },
         checkingBudget: {
-          invoke: {
-            id: 'checkBudget',
-            src: 'checkBudget',
-            input: ({ context }) => ({ ...ids(context), dynamicSections: context.dynamicSections }),
-            onDone: [
+          entry: runStep('checkBudget', (context) => ({
+            ...ids(context),
+            dynamicSections: context.dynamicSections,
+          })),
+          exit: 'stopStep',
+          on: {
+            'checkBudget.done': [
               {
                 guard: { type: 'budgetAllows', params: ({ event }) => ({ output: event.output }) },
                 target: 'requesting',
@@ -401,20 +437,19 @@ export const turnMachine = /* @__PURE__ */ setup({
               // No request: the turn ends here, completed (the step reported BUDGET_EXCEEDED).
               { target: '#turn.finishing', actions: 'finishAtBudget' },
             ],
-            onError: FAIL_ON_CRASH,
+            'checkBudget.error': FAIL_ON_CRASH,
           },
         },
         requesting: {
-          invoke: {
-            id: 'streamModel',
-            src: 'streamModel',
-            input: ({ context }) => ({
-              ...ids(context),
-              attempt: context.attempt,
-              dynamicSections: context.dynamicSections,
-              maxOutputTokens: context.maxOutputTokens,
-            }),
-            onDone: [
+          entry: runStep('streamModel', (context) => ({
+            ...ids(context),
+            attempt: context.attempt,
+            dynamicSections: context.dynamicSections,
+            maxOutputTokens: context.maxOutputTokens,
+          })),
+          exit: 'stopStep',
+          on: {
+            'streamModel.done': [
               {
                 guard: { type: 'answersForOutput', params: ({ event }) => ({ output: event.output }) },
                 target: 'validatingOutput',
@@ -446,20 +481,19 @@ export const turnMachine = /* @__PURE__ */ setup({
                 actions: RECORD_ATTEMPT_FAILURE,
               },
             ],
-            onError: FAIL_ON_CRASH,
+            'streamModel.error': FAIL_ON_CRASH,
           },
         },
         validatingOutput: {
-          invoke: {
-            id: 'validateOutput',
-            src: 'validateOutput',
-            input: ({ context }) => ({
-              ...ids(context),
-              calls: context.pendingToolCalls,
-              repairsUsed: context.repairsUsed,
-              repairsLeft: (context.outputRepairs ?? 0) - context.repairsUsed,
-            }),
-            onDone: [
+          entry: runStep('validateOutput', (context) => ({
+            ...ids(context),
+            calls: context.pendingToolCalls,
+            repairsUsed: context.repairsUsed,
+            repairsLeft: (context.outputRepairs ?? 0) - context.repairsUsed,
+          })),
+          exit: 'stopStep',
+          on: {
+            'validateOutput.done': [
               {
                 guard: { type: 'outputAccepted', params: ({ event }) => ({ output: event.output }) },
                 target: '#turn.finishing',
@@ -475,20 +509,19 @@ export const turnMachine = /* @__PURE__ */ setup({
                 actions: { type: 'recordOutputFailure', params: ({ event }) => ({ output: event.output }) },
               },
             ],
-            onError: FAIL_ON_CRASH,
+            'validateOutput.error': FAIL_ON_CRASH,
           },
         },
         waitingToRetry: {
-          invoke: {
-            id: 'waitToRetry',
-            src: 'waitToRetry',
-            input: ({ context }) => ({
-              ...ids(context),
-              attempt: context.attempt,
-              // canRetry recorded the failure before entering this state.
-              error: context.lastError as AgentError,
-            }),
-            onDone: [
+          entry: runStep('waitToRetry', (context) => ({
+            ...ids(context),
+            attempt: context.attempt,
+            // canRetry recorded the failure before entering this state.
+            error: context.lastError as AgentError,
+          })),
+          exit: 'stopStep',
+          on: {
+            'waitToRetry.done': [
               {
                 guard: { type: 'retryApproved', params: ({ event }) => ({ output: event.output }) },
                 target: 'requesting',
@@ -496,15 +529,17 @@ export const turnMachine = /* @__PURE__ */ setup({
               },
               { target: '#turn.failing' },
             ],
-            onError: '#turn.failing',
+            'waitToRetry.error': '#turn.failing',
           },
         },
         reviewingTools: {
-          invoke: {
-            id: 'reviewToolCalls',
-            src: 'reviewToolCalls',
-            input: ({ context }) => ({ ...ids(context), calls: context.pendingToolCalls }),
-            onDone: [
+          entry: runStep('reviewToolCalls', (context) => ({
+            ...ids(context),
+            calls: context.pendingToolCalls,
+          })),
+          exit: 'stopStep',
+          on: {
+            'reviewToolCalls.done': [
               {
                 guard: { type: 'approvalsPending', params: ({ event }) => ({ output: event.output }) },
                 target: 'awaitingApproval',
@@ -515,11 +550,16 @@ export const turnMachine = /* @__PURE__ */ setup({
                 actions: { type: 'recordReview', params: ({ event }) => ({ output: event.output }) },
               },
             ],
-            onError: FAIL_ON_CRASH,
+            'reviewToolCalls.error': FAIL_ON_CRASH,
           },
         },
         // Also entered directly, with `restoreApprovals`, by a turn continued after a reload.
         awaitingApproval: {
+          entry: runStep('awaitApprovals', (context) => ({
+            ...ids(context),
+            awaiting: context.awaitingApprovals,
+          })),
+          exit: 'stopStep',
           on: {
             // No call of the batch has started: `endTurn` gives each the skipped result.
             CANCEL: {
@@ -529,33 +569,26 @@ export const turnMachine = /* @__PURE__ */ setup({
                 { type: 'cancelPendingApprovals', params: ({ context }) => ids(context) },
               ],
             },
-          },
-          invoke: {
-            id: 'awaitApprovals',
-            src: 'awaitApprovals',
-            input: ({ context }) => ({ ...ids(context), awaiting: context.awaitingApprovals }),
-            onDone: {
+            'awaitApprovals.done': {
               target: 'dispatchingTools',
               actions: { type: 'recordApprovals', params: ({ event }) => ({ output: event.output }) },
             },
-            onError: FAIL_ON_CRASH,
+            'awaitApprovals.error': FAIL_ON_CRASH,
           },
         },
         dispatchingTools: {
+          entry: runStep('runToolBatch', (context) => ({
+            ...ids(context),
+            calls: context.pendingToolCalls,
+            denied: context.approvalDecisions.filter((decision) => !decision.approved),
+          })),
+          exit: 'stopStep',
           on: {
+            // Started tools finish (the batch skips the rest): the step is not stopped.
             CANCEL: {
               actions: ['requestCancel', { type: 'signalToolCancel', params: ({ context }) => ids(context) }],
             },
-          },
-          invoke: {
-            id: 'runToolBatch',
-            src: 'runToolBatch',
-            input: ({ context }) => ({
-              ...ids(context),
-              calls: context.pendingToolCalls,
-              denied: context.approvalDecisions.filter((decision) => !decision.approved),
-            }),
-            onDone: [
+            'runToolBatch.done': [
               {
                 guard: 'cancelRequested',
                 target: '#turn.cancelling',
@@ -578,39 +611,36 @@ export const turnMachine = /* @__PURE__ */ setup({
                 actions: { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
               },
             ],
-            onError: FAIL_ON_CRASH,
+            'runToolBatch.error': FAIL_ON_CRASH,
           },
         },
       },
     },
     finishing: {
-      invoke: {
-        id: 'endTurn',
-        src: 'endTurn',
-        input: ({ context }) => endTurnInput(context, 'completed'),
-        onDone: {
+      entry: runStep('endTurn', (context) => endTurnInput(context, 'completed')),
+      exit: 'stopStep',
+      on: {
+        'endTurn.done': {
           target: 'completed',
           actions: { type: 'recordCheckpoint', params: ({ event }) => ({ output: event.output }) },
         },
-        onError: 'completed',
+        'endTurn.error': 'completed',
       },
     },
     cancelling: {
-      invoke: {
-        id: 'endTurn',
-        src: 'endTurn',
-        input: ({ context }) => endTurnInput(context, 'cancelled'),
-        onDone: 'cancelled',
-        onError: 'cancelled',
+      entry: runStep('endTurn', (context) => endTurnInput(context, 'cancelled')),
+      exit: 'stopStep',
+      on: {
+        'endTurn.done': 'cancelled',
+        'endTurn.error': 'cancelled',
       },
     },
     failing: {
-      invoke: {
-        id: 'endTurn',
-        src: 'endTurn',
-        input: ({ context }) => endTurnInput(context, 'failed'),
-        onDone: 'failed',
-        onError: 'failed',
+      entry: runStep('endTurn', (context) => endTurnInput(context, 'failed')),
+      exit: 'stopStep',
+      on: {
+        'endTurn.done': 'failed',
+        'endTurn.error': 'failed',
       },
     },
     completed: { type: 'final', output: { status: 'completed' }, entry: emitTerminal('completed') },

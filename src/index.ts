@@ -173,4 +173,10 @@ export {
 // Machines, for inspection and tests that drive them
 export { agentMachine } from '../machines/agent.machine.js';
 export { sessionMachine } from '../machines/session.machine.js';
-export { turnMachine } from '../machines/turn.machine.js';
+export {
+  turnMachine,
+  type StepCommand,
+  type StepReport,
+  type TurnStepName,
+  type TurnSteps,
+} from '../machines/turn.machine.js';

@@ -15,14 +15,29 @@
  * runtime, reported as `INTERNAL_ERROR`.
  * @module
  */
-import { createActor, fromPromise, type Actor, type ActorOptions, type ActorSystem } from 'xstate';
+import {
+  createActor,
+  fromCallback,
+  fromPromise,
+  type Actor,
+  type ActorOptions,
+  type ActorSystem,
+} from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
 import {
   sessionMachine,
   type CloseSessionInput,
   type OpenSessionInput,
 } from '../../machines/session.machine.js';
-import { turnMachine, type StepInput, type TurnOutput } from '../../machines/turn.machine.js';
+import {
+  turnMachine,
+  type StepCommand,
+  type StepInput,
+  type StepReport,
+  type TurnOutput,
+  type TurnStepName,
+  type TurnSteps,
+} from '../../machines/turn.machine.js';
 import { AgentError, describeError, Errors } from '../errors.js';
 import { MAX_TOOL_CALLS_NOTE } from '../prompt/templates.js';
 import type { SessionScope } from './session-scope.js';
@@ -78,68 +93,84 @@ function wiringOf(system: AnyActorSystem): WireOptions {
 const lookupIn = (system: AnyActorSystem, sessionId: string): SessionScope =>
   wiringOf(system).lookup(sessionId);
 
-/** A turn step as a promise actor: finds its session and turn, runs, labels escaping bugs. */
-function turnStep<I extends StepInput, O>(
-  name: string,
-  run: (
+/** How each step runs: given its session, turn, input and signal. */
+type StepImplementations = {
+  [K in TurnStepName]: (
     session: SessionScope,
     turn: TurnRun,
-    input: I,
+    input: TurnSteps[K]['input'],
     signal: AbortSignal,
     system: AnyActorSystem,
-  ) => Promise<O>,
-) {
-  return fromPromise<O, I>(async ({ input, signal, system }) => {
-    try {
-      const session = lookupIn(system, input.sessionId);
-      return await run(session, session.turn(input.turnId), input, signal, system);
-    } catch (error) {
-      throw asRuntimeError(error, `the ${name} step`);
-    }
-  });
+  ) => Promise<TurnSteps[K]['output']>;
+};
+
+const STEPS: StepImplementations = {
+  startTurn: (s, t, input, signal) => startTurn(scopes.startTurnScope(s, t), input, signal),
+  resumeTurn: (s, t, input, signal) => resumeTurn(scopes.resumeScope(s, t), input, signal),
+  prepareRequest: (s, t, input, signal) => prepareRequest(scopes.prepareScope(s, t), input, signal),
+  compactContext: (s, t, input, signal) => compactContext(scopes.compactScope(s, t), input, signal),
+  checkBudget: (s, t, input) => checkBudget(scopes.checkBudgetScope(s, t), input),
+  streamModel: (s, t, input, signal) => streamModel(scopes.streamScope(s, t), input, signal),
+  validateOutput: (s, t, input) => validateOutput(scopes.validateOutputScope(s, t), input),
+  waitToRetry: (s, t, input, signal, system) =>
+    waitToRetry(scopes.retryScope(s, t, wiringOf(system).random ?? Math.random), input, signal),
+  reviewToolCalls: (s, t, input) => reviewToolCalls(scopes.reviewScope(s, t), input),
+  awaitApprovals: (s, t, input, signal) => awaitApprovals(scopes.approvalsScope(s, t), input, signal),
+  runToolBatch: (s, t, input) => runToolBatch(scopes.toolBatchScope(s, t), input),
+  endTurn: (s, t, input, signal) => endTurn(scopes.endTurnScope(s, t), input, signal),
+};
+
+/** Runs `command`'s step: finds its session and turn, and labels a bug escaping it. */
+async function runCommand(
+  command: StepCommand & { type: 'run' },
+  signal: AbortSignal,
+  system: AnyActorSystem,
+): Promise<unknown> {
+  try {
+    const session = lookupIn(system, command.input.sessionId);
+    const run = STEPS[command.step] as (
+      session: SessionScope,
+      turn: TurnRun,
+      input: StepInput,
+      signal: AbortSignal,
+      system: AnyActorSystem,
+    ) => Promise<unknown>;
+    return await run(session, session.turn(command.input.turnId), command.input, signal, system);
+  } catch (error) {
+    throw asRuntimeError(error, `the ${command.step} step`);
+  }
 }
+
+/**
+ * The turn's step runner: runs one step at a time, each with a signal of its own that `stop` (or
+ * the next `run`, or the turn's end) aborts, and answers `<step>.done` / `<step>.error` for the
+ * step still running only, so a stopped step's late answer never reaches the chart.
+ */
+const stepRunner = fromCallback<StepCommand, StepInput>(({ receive, sendBack, system }) => {
+  let running: AbortController | null = null;
+  receive((command) => {
+    running?.abort();
+    running = null;
+    if (command.type === 'stop') return;
+    const controller = new AbortController();
+    running = controller;
+    const answer = (report: StepReport) => {
+      if (running !== controller) return;
+      running = null;
+      sendBack(report);
+    };
+    runCommand(command, controller.signal, system).then(
+      (output) => answer({ type: `${command.step}.done`, output } as StepReport),
+      (error: unknown) => answer({ type: `${command.step}.error`, error } as StepReport),
+    );
+  });
+  return () => running?.abort();
+});
 
 /** The Turn machine with every step implemented. */
 function provideTurnMachine() {
   return turnMachine.provide({
-    actors: {
-      startTurn: turnStep('startTurn', (s, t, input: StepInput, signal) =>
-        startTurn(scopes.startTurnScope(s, t), input, signal),
-      ),
-      resumeTurn: turnStep('resumeTurn', (s, t, input: StepInput, signal) =>
-        resumeTurn(scopes.resumeScope(s, t), input, signal),
-      ),
-      prepareRequest: turnStep('prepareRequest', (s, t, input, signal) =>
-        prepareRequest(scopes.prepareScope(s, t), input, signal),
-      ),
-      compactContext: turnStep('compactContext', (s, t, input, signal) =>
-        compactContext(scopes.compactScope(s, t), input, signal),
-      ),
-      streamModel: turnStep('streamModel', (s, t, input, signal) =>
-        streamModel(scopes.streamScope(s, t), input, signal),
-      ),
-      waitToRetry: turnStep('waitToRetry', (s, t, input, signal, system) =>
-        waitToRetry(scopes.retryScope(s, t, wiringOf(system).random ?? Math.random), input, signal),
-      ),
-      reviewToolCalls: turnStep('reviewToolCalls', (s, t, input) =>
-        reviewToolCalls(scopes.reviewScope(s, t), input),
-      ),
-      awaitApprovals: turnStep('awaitApprovals', (s, t, input, signal) =>
-        awaitApprovals(scopes.approvalsScope(s, t), input, signal),
-      ),
-      runToolBatch: turnStep('runToolBatch', (s, t, input) =>
-        runToolBatch(scopes.toolBatchScope(s, t), input),
-      ),
-      endTurn: turnStep('endTurn', (s, t, input, signal) =>
-        endTurn(scopes.endTurnScope(s, t), input, signal),
-      ),
-      checkBudget: turnStep('checkBudget', (s, t, input) =>
-        checkBudget(scopes.checkBudgetScope(s, t), input),
-      ),
-      validateOutput: turnStep('validateOutput', (s, t, input) =>
-        validateOutput(scopes.validateOutputScope(s, t), input),
-      ),
-    },
+    actors: { steps: stepRunner },
     actions: {
       signalToolCancel: ({ system }, params) =>
         lookupIn(system, params.sessionId).turn(params.turnId).toolCancel.abort(),

@@ -102,7 +102,16 @@ describe('the demo with no endpoint', () => {
       () => (window as unknown as { received: { type: string; name?: string }[] }).received,
     );
     const actors = new Set(received.filter((e) => e.type === '@xstate.actor').map((e) => e.name));
-    expect([...actors]).toEqual(expect.arrayContaining(['agent', 'session', 'turn', 'streamModel']));
+    expect([...actors]).toEqual(expect.arrayContaining(['agent', 'session', 'turn', 'steps']));
+    // The turn's steps show as the step runner's reports to the Turn machine.
+    const eventTypes = new Set(
+      received.flatMap((e) =>
+        e.type === '@xstate.event' ? [(e as { event?: { type?: string } }).event?.type] : [],
+      ),
+    );
+    expect([...eventTypes]).toEqual(
+      expect.arrayContaining(['startTurn.done', 'streamModel.done', 'endTurn.done']),
+    );
     const text = JSON.stringify(received);
     expect(text).not.toContain('Hello, inspector');
     expect(text).not.toContain('You said');

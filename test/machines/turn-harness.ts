@@ -1,13 +1,18 @@
 /**
- * Drives the pure Turn machine with controllable fake actors: every invoked step waits until
- * the test resolves or rejects it, so a test walks the chart one transition at a time.
+ * Drives the pure Turn machine with a controllable fake step runner: every step it is told to
+ * run waits until the test resolves or rejects it, so a test walks the chart one transition at a
+ * time. Like the real runner, it answers only for the step still running.
  */
-import { createActor, fromPromise, waitFor, type SnapshotFrom } from 'xstate';
+import { createActor, fromCallback, waitFor, type SnapshotFrom } from 'xstate';
 import {
   turnMachine,
+  type StepCommand,
+  type StepInput,
+  type StepReport,
   type StreamOutput,
   type TurnInput,
   type TurnOutput,
+  type TurnStepName,
 } from '../../machines/turn.machine.js';
 import { AgentError } from '../../src/errors.js';
 
@@ -27,6 +32,12 @@ export const STEP_ACTORS = [
 ] as const;
 export type StepActor = (typeof STEP_ACTORS)[number];
 
+// Every step of the chart is in STEP_ACTORS, and nothing else.
+const exhaustive: Record<TurnStepName, true> = Object.fromEntries(
+  STEP_ACTORS.map((n) => [n, true]),
+) as Record<StepActor, true>;
+void exhaustive;
+
 interface Pending {
   input: unknown;
   signal: AbortSignal;
@@ -42,18 +53,38 @@ export function createTurnHarness(input: Partial<TurnInput> = {}) {
   const aborted: StepActor[] = [];
   const actions: { type: string; params: unknown }[] = [];
 
-  const fake = (name: StepActor) =>
-    fromPromise<never, unknown>(
-      ({ input, signal }) =>
-        new Promise((resolve, reject) => {
-          started.push(name);
-          signal.addEventListener('abort', () => aborted.push(name));
-          pending.set(name, { input, signal, resolve: resolve as (v: unknown) => void, reject });
-        }),
-    );
+  const runner = fromCallback<StepCommand, StepInput>(({ receive, sendBack }) => {
+    let current: { name: StepActor; controller: AbortController } | null = null;
+    const stopCurrent = () => {
+      if (!current) return;
+      aborted.push(current.name);
+      current.controller.abort();
+      pending.delete(current.name);
+      current = null;
+    };
+    receive((command) => {
+      stopCurrent();
+      if (command.type === 'stop') return;
+      const run = { name: command.step, controller: new AbortController() };
+      current = run;
+      started.push(run.name);
+      const answer = (report: StepReport) => {
+        if (current !== run) return;
+        current = null;
+        sendBack(report);
+      };
+      pending.set(run.name, {
+        input: command.input,
+        signal: run.controller.signal,
+        resolve: (output) => answer({ type: `${run.name}.done`, output } as StepReport),
+        reject: (error) => answer({ type: `${run.name}.error`, error } as StepReport),
+      });
+    });
+    return stopCurrent;
+  });
 
   const machine = turnMachine.provide({
-    actors: Object.fromEntries(STEP_ACTORS.map((name) => [name, fake(name)])) as never,
+    actors: { steps: runner },
     actions: {
       signalToolCancel: (_, params) => void actions.push({ type: 'signalToolCancel', params }),
       cancelPendingApprovals: (_, params) => void actions.push({ type: 'cancelPendingApprovals', params }),
