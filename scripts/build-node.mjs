@@ -5,7 +5,7 @@
  *
  * Why a second layout: bundlers get `dist/*.js`, one file per module, so an app's build drops
  * every module it does not use. Node has no such step: it resolves, reads and compiles each of
- * those 130-odd files at start-up, which alone cost ≈ 70 ms of an import. Here the entries are
+ * those 130-odd files at start-up, which alone cost ≈ 50 ms of an import. Here the entries are
  * bundled with code splitting, so modules the entries share (errors, schemas, the runtime) exist
  * once: `AgentError` from `youyou-agent` is the class `youyou-agent/testing` throws, and work
  * the source loads by `import()` (memory extraction, the OpenAI provider behind
@@ -34,6 +34,10 @@ export async function buildNode(distDir) {
     target: 'node20',
     packages: 'external',
     sourcemap: true,
+    // Whitespace and syntax only (names stay, and the source maps lead back to `src/`): Node
+    // parses a third less text at start-up, about 4 ms of an import.
+    minifyWhitespace: true,
+    minifySyntax: true,
     chunkNames: 'chunks/[name]-[hash]',
     legalComments: 'none',
     logLevel: 'warning',
