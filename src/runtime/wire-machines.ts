@@ -1,8 +1,9 @@
 /**
  * The composition root: each named actor and action of the Turn, Session and Agent machines gets
- * its implementation here, with `machine.provide()`. An implementation finds its session's parts
- * by id through `lookup` and hands the step only the scope it declares, so no service object
- * ever enters machine input, context or snapshots.
+ * its implementation here, with `machine.provide()` (the Turn's steps through its one step
+ * runner). An implementation finds its session's parts by id through `lookup` and hands the step
+ * only the scope it declares, so no service object ever enters machine input, context or
+ * snapshots.
  *
  * The machines are provided once per process, not once per agent (that rebuilds three machines'
  * state trees, about a millisecond each time). An implementation finds its own agent's

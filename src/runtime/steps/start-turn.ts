@@ -30,7 +30,7 @@ export async function startTurn(
   scope.record({ type: 'metadata', key: TURN_STARTED_KEY, value: { turnId: input.turnId } });
   const outcome = await scope.hook('turn_start', []);
   if (outcome.aborted !== null) throw Errors.requestBlocked(outcome.aborted);
-  // A cancel during the hook stops this actor: nothing may be appended after that.
+  // A cancel during the hook stops this step (its signal aborts): nothing may be appended after that.
   if (signal.aborted) return { dynamicSections: outcome.data };
 
   const text = scope.input.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
