@@ -7,7 +7,7 @@
  * output. Sizes are deterministic, so a budget is a test.
  *
  * An entry with `addedTo` measures what an import adds: its app's size minus that of the app
- * named by `addedTo`.
+ * named by `addedTo`. An entry without a budget is information only (the dependency floor).
  *
  * Prints one table. Exits non-zero when a bundler warns (e.g. about an import it ignored), or when
  * an entry is over its budget, unless the entry has an interim ceiling (see `ENTRIES`) and stays
@@ -51,6 +51,8 @@ const ENTRIES = [
   { name: 'minimal agent', file: 'minimal-agent.js', budgetKb: 55, ceilingKb: 77.5 },
   { name: 'agent with a custom provider', file: 'custom-provider-agent.js', budgetKb: 35, ceilingKb: 71.2 },
   { name: 'defineTool alone', file: 'define-tool.js', budgetKb: 5 },
+  // No budget: what the dependencies alone weigh (see the file), the floor under the two agents.
+  { name: 'the dependencies alone (floor)', file: 'dependency-floor.js' },
   // What `youyou-agent/mcp` adds to an app: this app's size minus the minimal agent's.
   {
     name: 'mcpServer, added to the minimal agent',
@@ -200,7 +202,13 @@ for (const { name, file, addedTo, budgetKb, ceilingKb } of ENTRIES) {
   }
   const largest = Math.max(kb(esb.gzip), kb(vite.gzip));
   const status =
-    largest <= budgetKb ? 'ok' : ceilingKb !== undefined && largest <= ceilingKb ? 'OVER' : 'FAIL';
+    budgetKb === undefined
+      ? ''
+      : largest <= budgetKb
+        ? 'ok'
+        : ceilingKb !== undefined && largest <= ceilingKb
+          ? 'OVER'
+          : 'FAIL';
   const costs = showModules ? await partCosts(entry, esb.gzip) : [];
   rows.push({ name, esb, vite, budgetKb, ceilingKb, status, costs });
 }
@@ -212,7 +220,7 @@ const table = [
     row.name,
     fmt(row.esb.gzip),
     fmt(row.vite.gzip) + (row.vite.lazyChunks ? ` (+${row.vite.lazyChunks} lazy)` : ''),
-    `${row.budgetKb} kB`,
+    row.budgetKb === undefined ? '' : `${row.budgetKb} kB`,
     row.ceilingKb === undefined ? '' : `${row.ceilingKb} kB`,
     row.status,
   ]),
