@@ -16,14 +16,7 @@
  * runtime, reported as `INTERNAL_ERROR`.
  * @module
  */
-import {
-  createActor,
-  fromCallback,
-  fromPromise,
-  type Actor,
-  type ActorOptions,
-  type ActorSystem,
-} from 'xstate';
+import { createActor, fromPromise, type Actor, type ActorOptions, type ActorSystem } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
 import {
   sessionMachine,
@@ -34,7 +27,6 @@ import {
   turnMachine,
   type StepCommand,
   type StepInput,
-  type StepReport,
   type TurnOutput,
   type TurnStepName,
   type TurnSteps,
@@ -42,6 +34,7 @@ import {
 import { AgentError, describeError, Errors } from '../errors.js';
 import { MAX_TOOL_CALLS_NOTE } from '../prompt/templates.js';
 import type { SessionScope } from './session-scope.js';
+import { createStepRunner } from './step-runner.js';
 import * as scopes from './step-scopes.js';
 import { checkBudget } from './steps/check-budget.js';
 import { closeSession } from './steps/close-session.js';
@@ -142,36 +135,10 @@ async function runCommand(
   }
 }
 
-/**
- * The turn's step runner: runs one step at a time, each with a signal of its own that `stop` (or
- * the next `run`, or the turn's end) aborts, and answers `<step>.done` / `<step>.error` for the
- * step still running only, so a stopped step's late answer never reaches the chart.
- */
-const stepRunner = fromCallback<StepCommand, StepInput>(({ receive, sendBack, system }) => {
-  let running: AbortController | null = null;
-  receive((command) => {
-    running?.abort();
-    running = null;
-    if (command.type === 'stop') return;
-    const controller = new AbortController();
-    running = controller;
-    const answer = (report: StepReport) => {
-      if (running !== controller) return;
-      running = null;
-      sendBack(report);
-    };
-    runCommand(command, controller.signal, system).then(
-      (output) => answer({ type: `${command.step}.done`, output } as StepReport),
-      (error: unknown) => answer({ type: `${command.step}.error`, error } as StepReport),
-    );
-  });
-  return () => running?.abort();
-});
-
 /** The Turn machine with every step implemented. */
 function provideTurnMachine() {
   return turnMachine.provide({
-    actors: { steps: stepRunner },
+    actors: { steps: createStepRunner(runCommand) },
     actions: {
       signalToolCancel: ({ system }, params) =>
         lookupIn(system, params.sessionId).turn(params.turnId).toolCancel.abort(),
