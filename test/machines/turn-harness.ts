@@ -1,20 +1,18 @@
 /**
- * Drives the pure Turn machine with a controllable fake step runner: every step it is told to
- * run waits until the test resolves or rejects it, so a test walks the chart one transition at a
- * time. Like the real runner, it answers only for the step still running.
+ * Drives the pure Turn machine with the real step runner and controllable fake steps: every step
+ * it is told to run waits until the test resolves or rejects it, so a test walks the chart one
+ * transition at a time.
  */
-import { createActor, fromCallback, waitFor, type SnapshotFrom } from 'xstate';
+import { createActor, waitFor, type SnapshotFrom } from 'xstate';
 import {
   turnMachine,
-  type StepCommand,
-  type StepInput,
-  type StepReport,
   type StreamOutput,
   type TurnInput,
   type TurnOutput,
   type TurnStepName,
 } from '../../machines/turn.machine.js';
 import { AgentError } from '../../src/errors.js';
+import { createStepRunner } from '../../src/runtime/step-runner.js';
 
 export const STEP_ACTORS = [
   'startTurn',
@@ -53,35 +51,15 @@ export function createTurnHarness(input: Partial<TurnInput> = {}) {
   const aborted: StepActor[] = [];
   const actions: { type: string; params: unknown }[] = [];
 
-  const runner = fromCallback<StepCommand, StepInput>(({ receive, sendBack }) => {
-    let current: { name: StepActor; controller: AbortController } | null = null;
-    const stopCurrent = () => {
-      if (!current) return;
-      aborted.push(current.name);
-      current.controller.abort();
-      pending.delete(current.name);
-      current = null;
-    };
-    receive((command) => {
-      stopCurrent();
-      if (command.type === 'stop') return;
-      const run = { name: command.step, controller: new AbortController() };
-      current = run;
-      started.push(run.name);
-      const answer = (report: StepReport) => {
-        if (current !== run) return;
-        current = null;
-        sendBack(report);
-      };
-      pending.set(run.name, {
-        input: command.input,
-        signal: run.controller.signal,
-        resolve: (output) => answer({ type: `${run.name}.done`, output } as StepReport),
-        reject: (error) => answer({ type: `${run.name}.error`, error } as StepReport),
-      });
-    });
-    return stopCurrent;
-  });
+  // The real step runner, running fake steps.
+  const runner = createStepRunner(
+    ({ step, input }, signal) =>
+      new Promise((resolve, reject) => {
+        started.push(step);
+        signal.addEventListener('abort', () => aborted.push(step));
+        pending.set(step, { input, signal, resolve, reject });
+      }),
+  );
 
   const machine = turnMachine.provide({
     actors: { steps: runner },
