@@ -154,20 +154,22 @@ for (const path of ['the fetch client', 'an SDK client']) {
       expect(sockets.size).toBe(1);
     });
 
-    it('does not wait for a body that stays open after [DONE], and closes it within a second', async () => {
+    it('does not wait for a body that stays open after [DONE], and closes it itself', async () => {
       let closedByClient: Promise<void> = Promise.resolve();
+      let closed = false;
       server.respondWith((_req, res) => {
         closedByClient = new Promise((resolve) => res.on('close', () => resolve()));
+        res.on('close', () => (closed = true));
         startSse(res);
         res.write(delta('Hi') + 'data: [DONE]\n\n');
       });
-      const started = performance.now();
       const { events, error } = await chat(provider());
       expect(error).toBeUndefined();
       expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'stop' });
+      // The response ended before its body did; the provider then closes the body (the server
+      // never ends it).
+      expect(closed).toBe(false);
       await closedByClient;
-      // Bounded by the release time (1 s), with room for a slow machine.
-      expect(performance.now() - started).toBeLessThan(5_000);
     });
 
     it('reads a stream with CRLF line ends', async () => {
