@@ -14,27 +14,23 @@ import {
 import { AgentError } from '../../src/errors.js';
 import { createStepRunner } from '../../src/runtime/step-runner.js';
 
-export const STEP_ACTORS = [
-  'startTurn',
-  'resumeTurn',
-  'prepareRequest',
-  'compactContext',
-  'streamModel',
-  'waitToRetry',
-  'reviewToolCalls',
-  'awaitApprovals',
-  'runToolBatch',
-  'endTurn',
-  'checkBudget',
-  'validateOutput',
-] as const;
-export type StepActor = (typeof STEP_ACTORS)[number];
-
-// Every step of the chart is in STEP_ACTORS, and nothing else.
-const exhaustive: Record<TurnStepName, true> = Object.fromEntries(
-  STEP_ACTORS.map((n) => [n, true]),
-) as Record<StepActor, true>;
-void exhaustive;
+/** Every step of the chart, once (the record's type makes the list complete). */
+const STEPS: Record<TurnStepName, true> = {
+  startTurn: true,
+  resumeTurn: true,
+  prepareRequest: true,
+  compactContext: true,
+  streamModel: true,
+  waitToRetry: true,
+  reviewToolCalls: true,
+  awaitApprovals: true,
+  runToolBatch: true,
+  endTurn: true,
+  checkBudget: true,
+  validateOutput: true,
+};
+export const STEP_ACTORS = Object.keys(STEPS) as TurnStepName[];
+export type StepActor = TurnStepName;
 
 interface Pending {
   input: unknown;
