@@ -19,24 +19,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildBench } from './peer/build.js';
 import { partTimes, type CpuProfile, type PartTimes } from './peer/profile-parts.js';
+import { countOption } from './peer/settings.js';
 import { runProcess, startModelServer } from './peer/spawn.js';
 import { median } from './peer/stats.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const SIDES = ['raw', 'youyou'] as const;
 
-function count(options: BenchOptions, name: string, fallback: number): number {
-  const value = options[name];
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be an integer ≥ 1`);
-  return parsed;
-}
-
 /** Runs the turn-profile bench. */
 export default async function run(options: BenchOptions): Promise<BenchResult> {
-  const processes = count(options, 'processes', 8);
-  const top = count(options, 'top', 12);
+  const processes = countOption(options, 'processes', 8, 1);
+  const top = countOption(options, 'top', 12, 1);
   const scenarios =
     typeof options.scenarios === 'string'
       ? options.scenarios.split(',').map((name) => name.trim())

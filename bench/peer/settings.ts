@@ -37,15 +37,8 @@ export function readSettings(options: BenchOptions): PeerSettings {
   const unknown = Object.keys(options).filter((name) => !KNOWN.has(name));
   if (unknown.length > 0)
     console.warn(`peer bench: ignoring ${unknown.map((name) => `--${name}`).join(', ')}`);
-  const count = (name: string, fallback: number, least: number): number => {
-    const value = options[name];
-    if (value === undefined) return fallback;
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < least) {
-      throw new Error(`--${name} must be an integer ≥ ${least}, got ${String(value)}`);
-    }
-    return parsed;
-  };
+  const count = (name: string, fallback: number, least: number) =>
+    countOption(options, name, fallback, least);
   const only =
     typeof options.only === 'string' ? options.only.split(',').map((part) => part.trim()) : [...PARTS];
   const wrong = only.filter((part) => !(PARTS as readonly string[]).includes(part));
@@ -58,4 +51,15 @@ export function readSettings(options: BenchOptions): PeerSettings {
     only: only as Part[],
     build: options['no-build'] === undefined,
   };
+}
+
+/** The integer option `--name` (at least `least`), or `fallback` when it is not given. */
+export function countOption(options: BenchOptions, name: string, fallback: number, least: number): number {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < least) {
+    throw new Error(`--${name} must be an integer ≥ ${least}, got ${String(value)}`);
+  }
+  return parsed;
 }
