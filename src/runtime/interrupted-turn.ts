@@ -22,7 +22,10 @@ export function interruptedTurnView(
   const unfinishedToolCalls = loaded.unfinished.map(({ callId, toolName, maybeExecuted }) => ({
     callId,
     toolName,
-    mutating: isMutating(toolName),
+    // A `tool_started` marker is stored only before a mutating call, so it says the call's tool was
+    // mutating even when no registered tool has that name (a tool source's tool, whose source has
+    // not answered since the reload).
+    mutating: maybeExecuted || isMutating(toolName),
     maybeExecuted,
   }));
   const { pendingApprovals } = loaded;

@@ -5,7 +5,13 @@
  * repeated, and a mutating call that had started is never run again silently.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentError, InMemorySessionStorage, type ChatRequest } from '../../src/index.js';
+import {
+  AgentError,
+  InMemorySessionStorage,
+  type ChatRequest,
+  type ToolHandler,
+  type ToolSource,
+} from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { eventsOf, firstEvent, types } from '../support/events.js';
@@ -17,7 +23,12 @@ const text = (request: ChatRequest) => JSON.stringify(request.messages);
 
 describe('a reload during a tool call', () => {
   /** Runs a turn until `tool` is executing, then "reloads": a fresh Agent on the stored events. */
-  async function reloadDuringTool(mutating: boolean) {
+  async function reloadDuringTool(mutating: boolean, from: 'registered' | 'source' = 'registered') {
+    /** The tool as the page gets it: registered, or from a tool source. */
+    const offered = (tool: ToolHandler) =>
+      from === 'registered'
+        ? { tools: [tool] }
+        : { toolSources: [{ id: 'remote', tools: async () => [tool] } satisfies ToolSource] };
     const running = deferred();
     const hold = deferred<string>();
     const page1 = recordingTool('act', {
@@ -28,7 +39,7 @@ describe('a reload during a tool call', () => {
       },
     });
     const first = await createTestAgent({
-      tools: [page1.tool],
+      ...offered(page1.tool),
       script: [reply.toolCalls([{ name: 'act', arguments: { text: 'x' }, callId: 'c1' }])],
     });
     const session = await first.agent.newSession();
@@ -39,7 +50,7 @@ describe('a reload during a tool call', () => {
 
     const page2 = recordingTool('act', { mutating });
     const second = await createTestAgent({
-      tools: [page2.tool],
+      ...offered(page2.tool),
       sessionStorage: storage,
       script: [reply.text('done')],
     });
@@ -115,6 +126,15 @@ describe('a reload during a tool call', () => {
         isError: true,
       },
     ]);
+  });
+
+  it('never runs a started mutating call of a tool source again either (its tool is not registered)', async () => {
+    const { resumed, page2 } = await reloadDuringTool(true, 'source');
+    expect(resumed.interruptedTurn!.unfinishedToolCalls).toEqual([
+      { callId: 'c1', toolName: 'act', mutating: true, maybeExecuted: true },
+    ]);
+    expect((await (await resumed.continueTurn()).result).status).toBe('completed');
+    expect(page2.log).toEqual([]);
   });
 
   it('runs it again with rerunMaybeExecuted', async () => {
