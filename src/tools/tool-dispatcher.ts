@@ -162,7 +162,7 @@ export class ToolDispatcher {
 
   /** Whether `name` is a registered tool marked `mutating` (unknown names are not). */
   isMutating(name: string): boolean {
-    return this.#tools.get(name)?.mutating === true;
+    return this.tool(name)?.mutating === true;
   }
 
   /**
@@ -170,17 +170,12 @@ export class ToolDispatcher {
    * one result per call, in call order. Never rejects: every problem becomes an error result.
    */
   async runBatch(calls: readonly ToolCallRequest[], ctx: ToolBatchContext): Promise<ToolCallResult[]> {
-    if (calls.some((call) => this.#find(call.toolName, ctx)?.mutating === true)) {
+    if (calls.some((call) => this.tool(call.toolName, ctx.sourcedTools)?.mutating === true)) {
       const results: ToolCallResult[] = [];
       for (const call of calls) results.push(await this.#runCallSafely(call, ctx));
       return results;
     }
     return Promise.all(calls.map((call) => this.#runCallSafely(call, ctx)));
-  }
-
-  /** A registered tool, else one of the request's source tools. */
-  #find(name: string, ctx: ToolBatchContext): ToolHandler | undefined {
-    return this.#tools.get(name) ?? ctx.sourcedTools?.get(name);
   }
 
   #namesFor(ctx: ToolBatchContext): readonly string[] {
@@ -215,7 +210,7 @@ export class ToolDispatcher {
     if (ctx.cancelSignal.aborted) return skippedResult(call, args);
 
     const hookCtx: HookContext = { sessionId: ctx.sessionId, turnId: ctx.turnId };
-    const tool = this.#find(call.toolName, ctx);
+    const tool = this.tool(call.toolName, ctx.sourcedTools);
     let problem: string | null = null;
     let abortReason: string | null = null;
     let validArgs: unknown;
@@ -255,9 +250,10 @@ export class ToolDispatcher {
       }
     }
 
-    // 3. Not started yet: a cancel skips it.
+    // 3. Not started yet: a cancel skips it. A mutating call that will run is marked first.
     if (ctx.cancelSignal.aborted) return skippedResult(call, args);
-    if (tool?.mutating === true && problem === null && abortReason === null && ctx.beforeMutatingCall) {
+    const runs = problem === null && denial === undefined && abortReason === null;
+    if (runs && tool?.mutating === true && ctx.beforeMutatingCall) {
       await ctx.beforeMutatingCall(call.callId);
       if (ctx.cancelSignal.aborted) return skippedResult(call, args);
     }
@@ -282,8 +278,7 @@ export class ToolDispatcher {
     output = truncateOutput(output);
 
     // 6. after_tool_use sees the truncated output of a call that ran, and may replace it.
-    const ran = problem === null && denial === undefined && abortReason === null;
-    if (ran && this.#hooks.has('after_tool_use')) {
+    if (runs && this.#hooks.has('after_tool_use')) {
       const outcome = await this.#hooks.dispatch('after_tool_use', hookCtx, {
         callId: call.callId,
         toolName: call.toolName,

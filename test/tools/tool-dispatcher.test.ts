@@ -283,6 +283,21 @@ describe('ToolDispatcher: one call', () => {
     expect(events.map((e) => e.type)).toEqual(['tool_call_start', 'tool_call_end']);
   });
 
+  it('marks a mutating call before it runs, and not one that is denied or has invalid arguments', async () => {
+    const log: string[] = [];
+    const tools = dispatcher([loggingTool('write', log, { mutating: true })]);
+    const { ctx } = recordingContext();
+    const marked: string[] = [];
+    ctx.beforeMutatingCall = async (callId) => void marked.push(callId);
+    ctx.denied = new Map([['denied', 'Tool call denied by the user: no']]);
+    await tools.runBatch(
+      [call('runs', 'write', { id: 'a' }), call('denied', 'write', { id: 'b' }), call('bad', 'write', {})],
+      ctx,
+    );
+    expect(marked).toEqual(['runs']);
+    expect(log).toEqual(['start:a', 'end:a']);
+  });
+
   it('keeps invalid JSON arguments as the raw string and answers with an error result', async () => {
     const { ctx, events } = recordingContext();
     const [result] = await dispatcher([weather]).runBatch([call('1', 'get_weather', '{"city": "Par')], ctx);
