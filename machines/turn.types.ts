@@ -6,6 +6,7 @@
  */
 import type { AgentError } from '../src/errors.js';
 import type { TokenUsage, ToolCallRef } from '../src/types.js';
+import type { BudgetVerdict } from '../src/budget/check-request.js';
 
 /** How a turn ended. */
 export type TurnStatus = 'completed' | 'cancelled' | 'failed';
@@ -95,7 +96,7 @@ export interface CompactOutput {
 }
 
 /** Output of `checkBudget`: whether the next request fits the budgets, with how many output tokens. */
-export type CheckBudgetOutput = { allowed: true; maxOutputTokens: number | null } | { allowed: false };
+export type CheckBudgetOutput = BudgetVerdict;
 
 /** Input of `streamModel`. */
 export interface StreamInput extends StepInput {

@@ -15,7 +15,7 @@ import type { ModelProvider } from './ports/model-provider.js';
 import type { Plugin } from './ports/plugin.js';
 import type { SessionLock } from './ports/session-lock.js';
 import type { MemoryStorage, SessionStorage } from './ports/storage.js';
-import { parametersSchemaProblem, type ToolHandler } from './ports/tool-handler.js';
+import { parametersSchemaProblem, TOOL_NAME, type ToolHandler } from './ports/tool-handler.js';
 import type { ToolSource } from './ports/tool-source.js';
 import { ProviderDirectory } from './providers/provider-directory.js';
 import { SkillManager } from './skills/skill-manager.js';
@@ -25,9 +25,6 @@ import { toolSources } from './tools/tool-sources.js';
 import { FINAL_ANSWER_TOOL, SkillDefinitionSchema, type SkillDefinition } from './types.js';
 import { parseInput } from './validate.js';
 import { systemClock } from './clock.js';
-
-/** Tool names OpenAI accepts (and so every provider we know). */
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const ToolShapeSchema = z.object({
   name: z

@@ -13,14 +13,13 @@ import type { SessionDraft, SessionStorage } from '../ports/storage.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
 
 /** How often a streaming draft is saved at most. */
-export const DRAFT_INTERVAL_MS = 1000;
+const DRAFT_INTERVAL_MS = 1000;
 
 /** Options of {@link DraftCheckpoint}. */
 export interface DraftCheckpointOptions {
   clock: Clock;
   /** How long one save or clear may take before drafts stop for the session. */
   timeoutMs: number;
-  intervalMs?: number;
   onError(error: AgentError): void;
 }
 
@@ -53,7 +52,7 @@ export class DraftCheckpoint {
   note(turnId: string, text: string): void {
     if (this.#stopped) return;
     const now = this.options.clock.now();
-    if (now - this.#lastSaveAt < (this.options.intervalMs ?? DRAFT_INTERVAL_MS)) return;
+    if (now - this.#lastSaveAt < DRAFT_INTERVAL_MS) return;
     this.#lastSaveAt = now;
     this.#dirty = true;
     this.#save({ turnId, text, updatedAt: isoNow(this.options.clock) });

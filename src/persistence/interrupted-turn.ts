@@ -11,9 +11,6 @@ import * as z from 'zod/mini';
 import type { SessionEvent } from '../types.js';
 import { TOOL_STARTED_KEY, TURN_ENDED_KEY, TURN_STARTED_KEY } from './metadata-keys.js';
 
-/** Why a turn is unfinished. */
-export type InterruptedTurnReason = 'awaiting_approval' | 'awaiting_model' | 'tools_unfinished';
-
 /** A call of the interrupted turn with no stored result. */
 export interface UnfinishedCall {
   callId: string;
@@ -27,8 +24,6 @@ export interface UnfinishedCall {
 /** What the stored events say about an unfinished turn. */
 export interface InterruptedTurnRecord {
   turnId: string;
-  /** `null` for a session stored before turn markers existed. */
-  startedAt: string | null;
   /** The calls with no result, in call order. */
   unfinished: UnfinishedCall[];
 }
@@ -54,7 +49,7 @@ export function findInterruptedTurn(
   events: readonly SessionEvent[],
   newTurnId: () => string,
 ): InterruptedTurnRecord | null {
-  let open: { turnId: string; startedAt: string; from: number } | null = null;
+  let open: { turnId: string; from: number } | null = null;
   let marked = false;
   let lastUser = -1;
   for (let i = 0; i < events.length; i++) {
@@ -63,7 +58,7 @@ export function findInterruptedTurn(
     const started = markerTurn(event, TURN_STARTED_KEY);
     if (started !== null) {
       marked = true;
-      open = { turnId: started, startedAt: event.timestamp, from: i + 1 };
+      open = { turnId: started, from: i + 1 };
       continue;
     }
     const ended = markerTurn(event, TURN_ENDED_KEY);
@@ -75,7 +70,7 @@ export function findInterruptedTurn(
     const tail = events.slice(open.from);
     // The tab closed before the user message was stored: nothing of the turn is left to finish.
     if (!tail.some((e) => e.payload.type === 'user_message')) return null;
-    return { turnId: open.turnId, startedAt: open.startedAt, unfinished: unfinishedCalls(tail, open.turnId) };
+    return { turnId: open.turnId, unfinished: unfinishedCalls(tail, open.turnId) };
   }
 
   // Stored before markers: the last user message and what followed it.
@@ -84,7 +79,7 @@ export function findInterruptedTurn(
   const unfinished = unfinishedCalls(tail, null);
   const answered = tail.some((e) => e.payload.type === 'assistant_message');
   if (unfinished.length === 0 && answered) return null;
-  return { turnId: newTurnId(), startedAt: null, unfinished };
+  return { turnId: newTurnId(), unfinished };
 }
 
 /** The calls in `events` with no result, in call order; `turnId` scopes the `tool_started` markers. */

@@ -22,7 +22,7 @@ export const APPROVAL_DECISION_KEY = 'approval_decision';
 /** `{ toolName, approved, reason? }`: the user's answer for every later call of a tool in the session. */
 export const APPROVAL_RULE_KEY = 'approval_rule';
 
-/** `{ turnId, startedAt }`, saved when a turn starts: a start with no end is an interrupted turn. */
+/** `{ turnId }`, saved when a turn starts: a start with no end is an interrupted turn. */
 export const TURN_STARTED_KEY = 'turn_started';
 
 /** `{ turnId, status, usage, cost? }`, saved when a turn ends (or an interrupted one is discarded). */

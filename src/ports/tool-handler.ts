@@ -3,6 +3,9 @@ import type { $ZodType, output } from 'zod/v4/core';
 import type { JsonSchema, ToolOutput } from '../types.js';
 
 /** What a tool's `execute` receives. */
+/** What a tool's name must match: what model APIs accept. */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
 export interface ToolExecuteInput<A> {
   /** The model's id for this call. */
   callId: string;

@@ -187,8 +187,8 @@ export class SessionScope {
   beginTurn(
     id: string,
     input: UserInput | null,
-    continuation: TurnContinuation | null = null,
-    options?: TurnOptions,
+    continuation: TurnContinuation | null,
+    options: TurnOptions,
   ): TurnRun {
     const prompt = new TurnPrompt(this.prompt, this.services.config.environmentContext, (error) =>
       this.report(id, error),

@@ -24,9 +24,6 @@ export interface TurnOptions {
   budget: BudgetLimits;
 }
 
-/** A turn with no options. */
-export const NO_TURN_OPTIONS: TurnOptions = Object.freeze({ output: null, budget: Object.freeze({}) });
-
 /** The response being streamed: it outlives the streaming step, so a cancel can keep it. */
 export class ResponseDraft {
   text = '';
@@ -88,8 +85,8 @@ export class TurnRun {
     readonly events: Observable<AgentEvent>,
     readonly prompt: TurnPrompt,
     /** Set for a turn that continues an interrupted one (`session.continueTurn()`). */
-    readonly continuation: TurnContinuation | null = null,
-    readonly options: TurnOptions = NO_TURN_OPTIONS,
+    readonly continuation: TurnContinuation | null,
+    readonly options: TurnOptions,
   ) {
     let settle!: (result: TurnResult) => void;
     this.result = new Promise<TurnResult>((resolve) => (settle = resolve));

@@ -15,8 +15,7 @@
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../clock.js';
 import { AgentError, Errors, describeError } from '../errors.js';
-import type { ToolHandler } from '../ports/tool-handler.js';
-import { toolParametersJsonSchema } from '../ports/tool-handler.js';
+import { TOOL_NAME, toolParametersJsonSchema, type ToolHandler } from '../ports/tool-handler.js';
 import type { ToolSource } from '../ports/tool-source.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
 import type { ToolSpec } from '../types.js';
@@ -42,8 +41,6 @@ export interface SourceReports {
   /** Keys already reported in this session (left-out names). */
   session: Set<string>;
 }
-
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Specs by tool object: a source that serves the same objects again costs no conversion. */
 const specCache = new WeakMap<ToolHandler, ToolSpec>();

@@ -41,8 +41,9 @@ export function chunkStream(response: Response, controller: AbortController): Ch
   return { controller, [Symbol.asyncIterator]: () => chunks(response, controller.signal) };
 }
 
-const isEndMarker = ({ data }: { data: string }) => data.startsWith('[DONE]');
-const END_OPTIONS = { isEnd: isEndMarker };
+/** The SDK's test, so both read the same streams the same way. */
+const isEndMarker = (data: string) => data.startsWith('[DONE]');
+const END_OPTIONS = { isEnd: (event: { data: string }) => isEndMarker(event.data) };
 
 async function* chunks(
   response: Response,
@@ -52,8 +53,7 @@ async function* chunks(
     throw new OpenAIError('the response has no body to stream (this fetch cannot stream responses)');
   }
   for await (const { event, data } of serverSentEvents(response.body, signal, END_OPTIONS)) {
-    // The SDK's test, so both read the same streams the same way.
-    if (isEndMarker({ data })) return END_MARKER_SEEN;
+    if (isEndMarker(data)) return END_MARKER_SEEN;
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
