@@ -11,6 +11,7 @@ import {
   APPROVAL_REQUESTED_KEY,
   APPROVAL_RULE_KEY,
 } from '../persistence/metadata-keys.js';
+import { recordOf } from '../persistence/metadata-records.js';
 import type { SessionEvent, SessionEventPayload } from '../types.js';
 
 /** Schema of a stored `approval_requested` value. */
@@ -80,14 +81,6 @@ export function decisionRecord(
 /** The record of a session rule. */
 export function ruleRecord(toolName: string, rule: ApprovalRule): SessionEventPayload {
   return { type: 'metadata', key: APPROVAL_RULE_KEY, value: { toolName, ...rule } };
-}
-
-/** The value of `event` when it is a `metadata` record of `key` that parses with `schema`. */
-export function recordOf<T>(event: SessionEvent, key: string, schema: z.ZodMiniType<T>): T | null {
-  const { payload } = event;
-  if (payload.type !== 'metadata' || payload.key !== key) return null;
-  const parsed = z.safeParse(schema, payload.value);
-  return parsed.success ? parsed.data : null;
 }
 
 /** The session's rules as its stored events set them: the last rule of each tool holds. */

@@ -11,12 +11,12 @@
  */
 import type { ApprovalBatch, ApprovalVerdict } from '../../machines/turn.types.js';
 import { APPROVAL_DECISION_KEY, APPROVAL_REQUESTED_KEY } from '../persistence/metadata-keys.js';
+import { recordOf } from '../persistence/metadata-records.js';
 import type { SessionEvent } from '../types.js';
 import type { PendingApproval } from './approval-desk.js';
 import {
   ApprovalDecisionRecordSchema,
   ApprovalRequestedRecordSchema,
-  recordOf,
   type ApprovalRequestedRecord,
 } from './approval-records.js';
 

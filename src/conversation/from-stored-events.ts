@@ -12,6 +12,7 @@
  */
 import * as z from 'zod/mini';
 import { CONTEXT_SNAPSHOT_KEY, TURN_OUTPUT_KEY } from '../persistence/metadata-keys.js';
+import { recordOf } from '../persistence/metadata-records.js';
 import { eventToMessage, SnapshotSchema } from '../persistence/replay.js';
 import { INTERRUPTED_MESSAGE_NOTE } from '../prompt/templates.js';
 import type { Message, SessionEvent } from '../types.js';
@@ -52,8 +53,8 @@ export function itemsFromStoredEvents(
     const { payload } = event;
     if (payload.type === 'metadata') {
       if (payload.key === TURN_OUTPUT_KEY) {
-        const answer = z.safeParse(TurnOutputRecordSchema, payload.value);
-        if (answer.success) applyOutput(items, answer.data.output, answer.data.callId);
+        const answer = recordOf(event, TURN_OUTPUT_KEY, TurnOutputRecordSchema);
+        if (answer) applyOutput(items, answer.output, answer.callId);
         continue;
       }
       if (payload.key !== CONTEXT_SNAPSHOT_KEY) continue;

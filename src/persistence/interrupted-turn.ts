@@ -10,6 +10,7 @@
 import * as z from 'zod/mini';
 import type { SessionEvent } from '../types.js';
 import { TOOL_STARTED_KEY, TURN_ENDED_KEY, TURN_STARTED_KEY } from './metadata-keys.js';
+import { recordOf } from './metadata-records.js';
 
 /** A call of the interrupted turn with no stored result. */
 export interface UnfinishedCall {
@@ -32,12 +33,8 @@ const TurnMarkerSchema = /* @__PURE__ */ (() => z.looseObject({ turnId: z.string
 const ToolStartedSchema = /* @__PURE__ */ (() => z.looseObject({ turnId: z.string(), callId: z.string() }))();
 
 /** The marker's turn id, or `null` when `event` is no valid marker of that key. */
-function markerTurn(event: SessionEvent, key: string): string | null {
-  const p = event.payload;
-  if (p.type !== 'metadata' || p.key !== key) return null;
-  const parsed = z.safeParse(TurnMarkerSchema, p.value);
-  return parsed.success ? parsed.data.turnId : null;
-}
+const markerTurn = (event: SessionEvent, key: string): string | null =>
+  recordOf(event, key, TurnMarkerSchema)?.turnId ?? null;
 
 /**
  * The interrupted turn of a session, or `null` when every turn ended. `newTurnId` names a turn of
@@ -97,10 +94,9 @@ function unfinishedCalls(events: readonly SessionEvent[], turnId: string | null)
       });
     } else if (p.type === 'tool_result') {
       calls.delete(p.callId);
-    } else if (p.type === 'metadata' && p.key === TOOL_STARTED_KEY) {
-      const parsed = z.safeParse(ToolStartedSchema, p.value);
-      if (parsed.success && (turnId === null || parsed.data.turnId === turnId))
-        started.add(parsed.data.callId);
+    } else {
+      const marker = recordOf(event, TOOL_STARTED_KEY, ToolStartedSchema);
+      if (marker && (turnId === null || marker.turnId === turnId)) started.add(marker.callId);
     }
   }
   return [...calls.values()].map((call) => ({ ...call, maybeExecuted: started.has(call.callId) }));

@@ -7,6 +7,7 @@ import * as z from 'zod/mini';
 import { addResponse, NO_USAGE, type UsageTotals } from '../conversation/usage-totals.js';
 import { TokenUsageSchema, type SessionEvent, type SessionEventPayload, type TokenUsage } from '../types.js';
 import { USAGE_KEY } from './metadata-keys.js';
+import { recordOf } from './metadata-records.js';
 
 const UsageRecordSchema = /* @__PURE__ */ (() =>
   z.looseObject({
@@ -36,11 +37,10 @@ export function usageRecord(
  */
 export function storedUsageTotals(events: readonly SessionEvent[], turnId?: string): UsageTotals {
   let totals = NO_USAGE;
-  for (const { payload } of events) {
-    if (payload.type !== 'metadata' || payload.key !== USAGE_KEY) continue;
-    const parsed = z.safeParse(UsageRecordSchema, payload.value);
-    if (!parsed.success || (turnId !== undefined && parsed.data.turnId !== turnId)) continue;
-    totals = addResponse(totals, parsed.data.usage, parsed.data.cost);
+  for (const event of events) {
+    const record = recordOf(event, USAGE_KEY, UsageRecordSchema);
+    if (record === null || (turnId !== undefined && record.turnId !== turnId)) continue;
+    totals = addResponse(totals, record.usage, record.cost);
   }
   return totals;
 }
