@@ -9,6 +9,8 @@
  * @module
  */
 
+import { describeError, Errors } from './errors.js';
+
 /** Deeper than this is not data a model or a storage keeps; it goes to `structuredClone`. */
 const MAX_DEPTH = 64;
 
@@ -22,6 +24,18 @@ export function copyData<T>(value: T): T {
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
     return structuredClone(value);
+  }
+}
+
+/**
+ * What a storage keeps of `value`: a deep copy, so the caller's later changes do not reach it; a
+ * value that cannot be cloned (a function, say) is `INVALID_INPUT` naming `what`.
+ */
+export function copyForStorage<T>(value: T, what: string): T {
+  try {
+    return copyData(value);
+  } catch (error) {
+    throw Errors.invalidInput(`${what} cannot be stored: ${describeError(error)}`, error);
   }
 }
 

@@ -9,7 +9,7 @@ import type { SaveEventOptions, SessionDraft, SessionStorage } from '../ports/st
 import { SessionEventSchema } from '../types.js';
 import type { SessionEvent, SessionPage, SessionSummary } from '../types.js';
 import { parseInput } from '../validate.js';
-import { copyData } from '../copy-data.js';
+import { copyForStorage } from '../copy-data.js';
 import { compareNewestFirst, pageNewestFirst, parsePageRequest } from './cursor.js';
 import { applyEventToSummary, matchesQuery, normalizeQuery, searchableText } from './session-summary.js';
 import { nextEpoch, parseDraft, parseWriterEpoch, staleWriteError } from './writer-fencing.js';
@@ -147,10 +147,4 @@ function assertSessionId(sessionId: unknown): asserts sessionId is string {
 }
 
 /** A deep copy; a value that cannot be cloned (a function, say) is invalid input. */
-function copy<T>(value: T): T {
-  try {
-    return copyData(value);
-  } catch (error) {
-    throw Errors.invalidInput(`value cannot be stored: ${String(error)}`, error);
-  }
-}
+const copy = <T>(value: T): T => copyForStorage(value, 'value');

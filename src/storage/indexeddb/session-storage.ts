@@ -5,7 +5,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { describeError, Errors } from '../../errors.js';
+import { copyForStorage } from '../../copy-data.js';
+import { Errors } from '../../errors.js';
 import type { SaveEventOptions, SessionDraft, SessionStorage } from '../../ports/storage.js';
 import { SessionEventSchema, SessionSummarySchema } from '../../types.js';
 import type { SessionEvent, SessionPage, SessionSummary } from '../../types.js';
@@ -84,15 +85,6 @@ const SessionIdSchema = z.string().check(z.minLength(1));
 /** Every key `[sessionId, seq]` of one session. */
 const sessionRange = (sessionId: string) => IDBKeyRange.bound([sessionId, 0], [sessionId, Infinity]);
 
-/** A deep copy of `event`; a value IndexedDB cannot store (a function, say) → `INVALID_INPUT`. */
-function cloneForStorage(event: SessionEvent): SessionEvent {
-  try {
-    return structuredClone(event);
-  } catch (error) {
-    throw Errors.invalidInput(`event cannot be stored: ${describeError(error)}`, error);
-  }
-}
-
 /** Keeps a request's promise from being reported as unhandled: the transaction reports failures. */
 const quiet = (request: Promise<unknown>): void => void request.catch(() => undefined);
 
@@ -131,7 +123,7 @@ export class IndexedDbSessionStorage implements SessionStorage {
   async saveEvent(sessionId: string, event: SessionEvent, options?: SaveEventOptions): Promise<void> {
     const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
     // Copied now: the write happens a little later, and the caller may change its object meanwhile.
-    const copy = cloneForStorage(parseInput(SessionEventSchema, event, 'event'));
+    const copy = copyForStorage(parseInput(SessionEventSchema, event, 'event'), 'event');
     const writerEpoch = parseWriterEpoch(options);
     await this.#writes.push({ kind: 'event', sessionId: id, event: copy, writerEpoch });
   }
