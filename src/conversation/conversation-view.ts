@@ -20,8 +20,7 @@ import { itemsFromStoredEvents } from './from-stored-events.js';
 import type { ConversationItems } from './items.js';
 import { applyEvent } from './live-reducer.js';
 import type { Conversation } from './schema.js';
-import { storedUsageTotals } from '../persistence/usage-records.js';
-import { addResponse, NO_USAGE, type UsageTotals } from './usage-totals.js';
+import type { UsageTotals } from './usage-totals.js';
 
 /** What a view reads. */
 export interface ConversationSources extends ContextMeterSource {
@@ -29,6 +28,8 @@ export interface ConversationSources extends ContextMeterSource {
   stored: readonly SessionEvent[];
   /** Every event of the session as it is emitted; completes when the session closes. */
   events: Observable<AgentEvent>;
+  /** The session's usage and cost so far, resumed ones included (kept by the session). */
+  totals: () => UsageTotals;
 }
 
 /** One session's conversation. */
@@ -43,7 +44,6 @@ export class ConversationView {
   #turn: Conversation['turn'] = null;
   /** The calls of the turn that wait for approval. */
   #awaiting = new Set<string>();
-  #totals: UsageTotals = NO_USAGE;
   #contextChanged = false;
   /** Whether something changed since {@link ConversationView.#state} was made. */
   #stale = false;
@@ -51,15 +51,18 @@ export class ConversationView {
   #emitting = false;
   #pending = false;
 
-  constructor({ stored, events, ...meter }: ConversationSources) {
+  readonly #totals: () => UsageTotals;
+
+  constructor({ stored, events, totals, ...meter }: ConversationSources) {
     this.#meter = meter;
+    this.#totals = totals;
     this.#items = itemsFromStoredEvents(stored);
-    this.#totals = storedUsageTotals(stored);
+    const { usage, cost } = totals();
     this.#state = {
       items: this.#items.snapshot(),
       turn: null,
-      usage: this.#totals.usage,
-      cost: this.#totals.cost,
+      usage,
+      cost,
       context: measureContext(meter, null),
     };
     this.states = new Observable<Conversation>((subscriber) => {
@@ -112,8 +115,9 @@ export class ConversationView {
     applyEvent(this.#items, event);
     const { payload } = event;
     if (payload.type === 'usage') {
-      this.#totals = addResponse(this.#totals, payload.usage, payload.cost);
-      this.#contextChanged = true; // the estimate now starts from the reported count
+      // The totals moved too (the session counts them first); the estimate now starts from the
+      // reported count.
+      this.#contextChanged = true;
     } else if (payload.type === 'context_compacted') {
       this.#contextChanged = true;
     } else if (payload.type === 'approval_requested' || payload.type === 'approval_resolved') {
@@ -149,7 +153,7 @@ export class ConversationView {
     const items = this.#items.snapshot();
     const context = this.#contextChanged ? measureContext(this.#meter, previous.context) : previous.context;
     this.#contextChanged = false;
-    const { usage, cost } = this.#totals;
+    const { usage, cost } = this.#totals();
     if (
       items === previous.items &&
       context === previous.context &&

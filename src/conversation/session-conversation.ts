@@ -18,6 +18,7 @@ export function conversationOfSession(
   return new ConversationView({
     stored,
     events: session.events.emitted,
+    totals: () => session.spent,
     // The stable part of the system prompt stands for the whole until the provider reports usage;
     // from then on the estimate starts from the reported count.
     estimateTokens: () =>
