@@ -15,7 +15,7 @@
  * @module
  */
 import { describeError } from '../errors.js';
-import { sseData } from './sse.js';
+import { serverSentEvents } from '../providers/openai/server-sent-events.js';
 import type { McpCallToolResult, McpClientLike, McpHeaders, McpToolInfo } from './types.js';
 
 /** The protocol revision this client speaks (the server may answer an older one it supports). */
@@ -115,7 +115,8 @@ export class McpHttpClient implements McpClientLike {
       const response = await this.#post({ jsonrpc: '2.0', id, method, params }, signal);
       let answer: JsonRpcMessage | undefined;
       if (response.headers.get('content-type')?.includes('text/event-stream') && response.body) {
-        for await (const data of sseData(response.body)) if ((answer = this.#read(data, id))) break;
+        const events = serverSentEvents(response.body, signal ?? new AbortController().signal);
+        for await (const { data } of events) if ((answer = this.#read(data, id))) break;
       } else {
         const body: unknown = await response.json();
         for (const message of Array.isArray(body) ? body : [body]) answer ??= this.#read(message, id);
@@ -165,7 +166,7 @@ export class McpHttpClient implements McpClientLike {
       });
       // 405: the server offers no stream.
       if (!response.ok || !response.body) return;
-      for await (const data of sseData(response.body)) this.#read(data, 0);
+      for await (const { data } of serverSentEvents(response.body, stream.signal)) this.#read(data, 0);
     })().catch(() => {});
   }
 

@@ -2,6 +2,7 @@
  * A `text/event-stream` body → its events, decoded as the HTML standard's event-stream
  * interpretation says. Pure apart from reading the body, and SDK-free, so the provider sees
  * every event itself, including the `[DONE]` end marker that the `openai` SDK's stream swallows.
+ * The MCP client reads its servers' SSE answers with it too.
  * @module
  */
 
