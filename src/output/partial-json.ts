@@ -23,6 +23,8 @@ interface Frame {
 const LITERALS: ReadonlySet<string> = new Set(['true', 'false', 'null']);
 
 const WHOLE_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** The longest whole JSON number a number's text starts with (`120.` → `120`, `1.5e-` → `1.5`). */
+const NUMBER_SO_FAR = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/;
 
 /**
  * The value a JSON prefix stands for so far, or `undefined` when it does not start a value yet
@@ -30,7 +32,8 @@ const WHOLE_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
  *
  * - `{"city": "Par` → `{ city: 'Par' }` (a string value shows as far as it came)
  * - `{"days": [1, 2` → `{ days: [1, 2] }`; `{"da` → `{}` (an unfinished key is dropped)
- * - `{"n": 1.` → `{}` (a number is kept only once it is a whole JSON number); `tru` → `undefined`, `true` → `true`
+ * - `{"n": 1.` → `{ n: 1 }` (a number shows as far as it is a whole JSON number, so a value only
+ *   grows); `tru` → `undefined`, `true` → `true`
  * @example
  * parsePartialJson('{"title": "Trip to Ky'); // { title: 'Trip to Ky' }
  */
@@ -128,7 +131,9 @@ function completeJson(text: string): string | undefined {
     while (j < text.length && !' \n\r\t,:]}'.includes(text[j]!)) j++;
     if (j === text.length) {
       const token = text.slice(i);
-      return WHOLE_NUMBER.test(token) || LITERALS.has(token) ? text + closers(stack) : safe();
+      if (WHOLE_NUMBER.test(token) || LITERALS.has(token)) return text + closers(stack);
+      const number = NUMBER_SO_FAR.exec(token)?.[0];
+      return number ? text.slice(0, i) + number + closers(stack) : safe();
     }
     i = j;
     valueEnded(i);
