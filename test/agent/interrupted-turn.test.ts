@@ -340,7 +340,7 @@ describe('the rules', () => {
       return { resumed: await second.agent.resumeSession(session.id), hold };
     })();
     const turn = await resumed.continueTurn();
-    await expect(resumed.continueTurn()).rejects.toBeInstanceOf(AgentError);
+    await expectAgentError(resumed.continueTurn(), 'TURN_BUSY');
     await expectAgentError(resumed.discardInterruptedTurn(), 'TURN_BUSY');
     turn.cancel();
     await turn.result;
