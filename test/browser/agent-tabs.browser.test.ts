@@ -52,10 +52,8 @@ describe('two tabs of one chat, with Agents (Chromium)', SLOW, () => {
   it("'wait' opens the session soon after A's tab closes", async () => {
     const { a, b, id } = await twoTabs(fresh('wait'));
     await b.call('startWaitingResume', 'b', id);
-    const closedAt = Date.now();
     await a.close();
-    const openedAt = (await b.call('waited', 'b')) as number;
-    console.log(`resumeSession 'wait': opened ${openedAt - closedAt} ms after the holder's tab closed`);
+    await b.call('waited', 'b');
     expect(await b.call('send', 'b', 'after the wait', true)).toBe('completed');
     await b.close();
   });
@@ -70,18 +68,9 @@ describe('two tabs of one chat, with Agents (Chromium)', SLOW, () => {
     await Promise.all([a.close(), b.close()]);
   });
 
-  it('resumes a stored session of 1,000 events (figure printed)', async () => {
+  it('resumes a stored session of 1,000 events with all its messages', async () => {
     const page = await tab();
-    const runs: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const { ms, messages } = (await page.call('resumeTime', fresh('resume'), 's1', 1_000)) as {
-        ms: number;
-        messages: number;
-      };
-      expect(messages).toBe(999);
-      runs.push(Math.round(ms));
-    }
-    console.log(`resumeSession of a 1,000-event session in Chromium: ${runs.join(', ')} ms`);
+    expect(await page.call('resumeStored', fresh('resume'), 's1', 1_000)).toBe(999);
     await page.close();
   });
 });

@@ -62,22 +62,15 @@ describe('WebLocksSessionLock across two tabs (Chromium)', SLOW, () => {
     await a.close();
   });
 
-  it("tab B's wait is granted when tab A closes (hand-over time measured over several runs)", async () => {
-    const b = await tab();
-    const handOvers: number[] = [];
-    for (let run = 0; run < 5; run++) {
-      const a = await tab();
-      const ns = fresh('wait');
-      expect(await a.call('acquire', 'a', ns, 's1', 'ifAvailable')).toBe('held');
-      await b.call('startWaiting', `b${run}`, ns, 's1');
-      const closing = Date.now();
-      await a.page.close();
-      const grantedAt = await b.call<number>('grantedAt', `b${run}`, GUARD_MS);
-      handOvers.push(grantedAt - closing);
-      await b.call('release', `b${run}`);
-    }
-    console.log(`lock hand-over after the holder tab closed, ms: ${handOvers.join(', ')}`);
-    expect(handOvers).toHaveLength(5);
+  it("tab B's wait is granted when tab A closes", async () => {
+    const [a, b] = [await tab(), await tab()];
+    const ns = fresh('wait');
+    expect(await a.call('acquire', 'a', ns, 's1', 'ifAvailable')).toBe('held');
+    await b.call('startWaiting', 'b', ns, 's1');
+    await a.page.close();
+    // Rejects unless the lock is granted within the guard.
+    expect(await b.call('grantedAt', 'b', GUARD_MS)).toEqual(expect.any(Number));
+    await b.call('release', 'b');
     await b.close();
   });
 
