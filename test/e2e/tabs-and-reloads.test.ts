@@ -89,11 +89,7 @@ describe('the demo across reloads and tabs', () => {
       'Hello from tab two',
       'Answer from the second tab.',
     ]);
-    await first.page.fill('.composer textarea', 'ignored');
-    await first.page.press('.composer textarea', 'Enter');
-    await second.reload();
-    await second.page.click('.sessions .session-open');
-    await second.waitReady();
-    expect((await second.items()).map((i) => i.text)).not.toContain('ignored');
+    // That a tab which lost the chat cannot write to it is the library's guarantee, tested where
+    // a write can be attempted (test/agent/one-writer.test.ts): the demo never sends from it.
   });
 });
