@@ -8,11 +8,14 @@ import { describe, expect, it } from 'vitest';
 import {
   AgentError,
   InMemorySessionStorage,
+  type ChatEvent,
   type ChatRequest,
+  type ModelProvider,
   type ToolHandler,
   type ToolSource,
 } from '../../src/index.js';
-import { reply } from '../../src/testing/index.js';
+import { reply, SCRIPTED_MODEL } from '../../src/testing/index.js';
+import { ManualClock } from '../runtime/manual-clock.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { eventsOf, firstEvent, types } from '../support/events.js';
 import { expectAgentError } from '../support/errors.js';
@@ -268,19 +271,21 @@ describe('the rules', () => {
 
   it('saves the streaming draft at most once a second, and clears it at the end of the turn', async () => {
     const storage = new InMemorySessionStorage();
-    const { agent } = await createTestAgent({
-      sessionStorage: storage,
-      script: [
-        [
-          { type: 'text_delta', text: 'a' },
-          { type: 'text_delta', text: 'b' },
-          { type: 'delay', ms: 1_100 },
-          { type: 'text_delta', text: 'c' },
-          { type: 'text_delta', text: 'd' },
-          { type: 'done', finishReason: 'stop' },
-        ],
-      ],
-    });
+    const clock = new ManualClock();
+    // Two deltas, 1.1 s on the agent's clock, two more.
+    const provider: ModelProvider = {
+      id: 'drafting',
+      models: [SCRIPTED_MODEL],
+      async *chat(): AsyncGenerator<ChatEvent> {
+        yield { type: 'text_delta', text: 'a' };
+        yield { type: 'text_delta', text: 'b' };
+        clock.advance(1_100);
+        yield { type: 'text_delta', text: 'c' };
+        yield { type: 'text_delta', text: 'd' };
+        yield { type: 'done', finishReason: 'stop' };
+      },
+    };
+    const { agent } = await createTestAgent({ sessionStorage: storage, provider, config: { clock } });
     const saved: (string | null)[] = [];
     const save = storage.saveDraft.bind(storage);
     storage.saveDraft = async (id, draft) => {
