@@ -24,3 +24,11 @@ export function toolCallArguments(raw: string): unknown {
   const parsed = parseJsonArguments(raw);
   return parsed.ok ? parsed.value : raw;
 }
+
+/**
+ * The raw JSON text of arguments the history keeps (the reverse of {@link toolCallArguments}):
+ * a string as it is, anything else as JSON (`{}` for what JSON cannot show, e.g. `undefined`).
+ */
+export function rawToolCallArguments(args: unknown): string {
+  return typeof args === 'string' ? args : (JSON.stringify(args) ?? '{}');
+}

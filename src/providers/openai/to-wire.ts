@@ -4,6 +4,7 @@
  * provider file imports `openai` (they are structurally assignable to the SDK's).
  * @module
  */
+import { rawToolCallArguments } from '../../tools/parse-arguments.js';
 import type { ChatRequest, ContentBlock, Message, ToolSpec } from '../../types.js';
 
 /** A text or image part of a user message. */
@@ -122,8 +123,7 @@ export function toWireMessages(systemPrompt: string, messages: readonly Message[
 }
 
 function toWireToolCall(message: Extract<Message, { type: 'tool_call' }>): WireToolCall {
-  const args =
-    typeof message.arguments === 'string' ? message.arguments : (JSON.stringify(message.arguments) ?? '{}');
+  const args = rawToolCallArguments(message.arguments);
   return {
     id: message.callId,
     type: 'function',

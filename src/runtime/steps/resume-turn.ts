@@ -11,6 +11,7 @@ import type { ResumeTurnOutput, StepInput } from '../../../machines/turn.types.j
 import { Errors } from '../../errors.js';
 import type { LoadedInterruptedTurn } from '../../persistence/resume.js';
 import { TOOL_OUTCOME_UNKNOWN_TEXT } from '../../prompt/tool-result-texts.js';
+import { rawToolCallArguments } from '../../tools/parse-arguments.js';
 import type { AgentEventPayload, InterruptedTurn, Message, ToolCallRequest } from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
 
@@ -69,7 +70,7 @@ function requestOf(call: { callId: string; toolName: string; arguments: unknown 
   return {
     callId: call.callId,
     toolName: call.toolName,
-    arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+    arguments: rawToolCallArguments(call.arguments),
   };
 }
 
