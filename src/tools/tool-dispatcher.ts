@@ -99,6 +99,7 @@ export class ToolDispatcher {
   readonly specs: readonly ToolSpec[];
   readonly #tools: ReadonlyMap<string, ToolHandler>;
   readonly #names: readonly string[];
+  readonly #mayNeedApproval: boolean;
   readonly #timeoutMs: number;
   readonly #clock: Clock;
   readonly #hooks: HookRegistry;
@@ -122,6 +123,9 @@ export class ToolDispatcher {
     });
     this.#tools = byName;
     this.#names = [...byName.keys()];
+    this.#mayNeedApproval = tools.some(
+      (tool) => tool.needsApproval !== undefined && tool.needsApproval !== false,
+    );
     this.specs = specs;
     this.#timeoutMs = timeoutMs;
     this.#hooks = hooks;
@@ -129,10 +133,7 @@ export class ToolDispatcher {
 
   /** Whether a registered tool may ask for approval (`needsApproval` set and not `false`). */
   mayNeedApproval(): boolean {
-    for (const tool of this.#tools.values()) {
-      if (tool.needsApproval !== undefined && tool.needsApproval !== false) return true;
-    }
-    return false;
+    return this.#mayNeedApproval;
   }
 
   /** Whether a tool named `name` is registered. */

@@ -43,7 +43,7 @@ export interface SourceReports {
 }
 
 /** Specs by tool object: a source that serves the same objects again costs no conversion. */
-const specCache = new WeakMap<ToolHandler, ToolSpec>();
+const specCache = new WeakMap<ToolHandler, { spec: ToolSpec; chars: number }>();
 
 /** The agent's tool sources. */
 export interface ToolSources {
@@ -153,6 +153,8 @@ export function toolSources(
       }
       const byName = new Map<string, ToolHandler>();
       const specs: ToolSpec[] = [];
+      // The length of `JSON.stringify(specs)`, from each spec's own: its items, commas, brackets.
+      let specsChars = 0;
       sources.forEach((source, i) => {
         for (const tool of lists[i]!) {
           const name = String(tool?.name);
@@ -161,19 +163,20 @@ export function toolSources(
             : offered.get(name)! > 1 || byName.has(name)
               ? 'another tool of a source has it (prefixed names avoid this)'
               : null;
-          let spec = specCache.get(tool);
+          let cached = specCache.get(tool);
           let problem = !TOOL_NAME.test(name)
             ? Errors.invalidInput(`tool source '${source.id}': '${name}' is no valid tool name: left out`)
             : conflict &&
               new AgentError('NAME_CONFLICT', `tool source '${source.id}': '${name}' left out: ${conflict}`);
-          if (!problem && !spec) {
+          if (!problem && !cached) {
             try {
-              spec = {
+              const spec = {
                 name,
                 description: String(tool.description ?? ''),
                 parameters: toolParametersJsonSchema(tool),
               };
-              specCache.set(tool, spec);
+              cached = { spec, chars: JSON.stringify(spec).length };
+              specCache.set(tool, cached);
             } catch (error) {
               problem = Errors.invalidInput(
                 `tool source '${source.id}': '${name}' has parameters JSON Schema cannot express: left out`,
@@ -189,11 +192,12 @@ export function toolSources(
             }
           } else {
             byName.set(name, tool);
-            specs.push(spec!);
+            specs.push(cached!.spec);
+            specsChars += cached!.chars + 1;
           }
         }
       });
-      return { byName, specs, specsChars: specs.length && JSON.stringify(specs).length };
+      return { byName, specs, specsChars: specs.length && specsChars + 1 };
     },
     async close() {
       subscriptions?.forEach((sub) => sub.unsubscribe());

@@ -2,7 +2,9 @@ import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { defineTool, type AgentEvent, type ToolHandler, type ToolSource } from '../../src/index.js';
+import { systemClock } from '../../src/clock.js';
 import { reply } from '../../src/testing/index.js';
+import { toolSources } from '../../src/tools/tool-sources.js';
 import { createTestAgent, recordingTool, testPlugin } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
 import { eventsOf, errorPayloads } from '../support/events.js';
@@ -182,6 +184,21 @@ describe('tool sources through the public API', () => {
     expect(error).toMatchObject({ fatal: false, error: { code: 'TOOL_SOURCE_UNAVAILABLE' } });
     expect(error!.error.message).toContain('10ms');
     await agent.shutdown();
+  });
+
+  it('counts the characters of the specs it offers as JSON.stringify does, for the token estimate', async () => {
+    const sources = toolSources(
+      [listSource('a', [echo('one'), echo('two', 'the second')]).source],
+      () => false,
+      1_000,
+      systemClock,
+    );
+    const reports = { turn: new Set<string>(), session: new Set<string>(), report: () => {} };
+    for (let round = 0; round < 2; round++) {
+      const { specs, specsChars } = await sources.resolve(new AbortController().signal, reports);
+      expect(specs.map((spec) => spec.name)).toEqual(['one', 'two']);
+      expect(specsChars).toBe(JSON.stringify(specs).length);
+    }
   });
 
   it('a mutating source tool makes its batch serial', async () => {
