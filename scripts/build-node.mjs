@@ -16,10 +16,16 @@
  * copy of the build (the bench's).
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 
-const ENTRIES = ['index', 'openai', 'testing', 'mcp'];
+/** The package's entries, as its `exports` name them: `.` → `index`, `./openai` → `openai`, … */
+const ENTRIES = Object.keys(
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).exports,
+)
+  .filter((key) => key !== './package.json')
+  .map((key) => (key === '.' ? 'index' : key.slice(2)));
 
 /** Bundles the entries of the built package in `distDir` into `distDir/node/`. */
 export async function buildNode(distDir) {
