@@ -6,6 +6,7 @@
 import { IndexedDbSessionStorage } from '../src/storage/indexeddb/index.js';
 import type { SessionEvent } from '../src/types.js';
 import { exposeToHarness } from '../test/browser/page-runtime.js';
+import { deleteDatabase } from './page-helpers.js';
 
 const SESSION = 'bench';
 
@@ -41,14 +42,6 @@ function eventAt(i: number): SessionEvent {
         },
       };
   }
-}
-
-function deleteDatabase(name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.deleteDatabase(name);
-    request.onsuccess = () => resolve();
-    request.onerror = () => reject(request.error);
-  });
 }
 
 /** Runs `body` on a fresh storage and returns its duration in ms (opening the database excluded). */

@@ -7,17 +7,17 @@
  */
 import { fileURLToPath } from 'node:url';
 import { openInChromium } from '../test/browser/harness.js';
+import { countOption } from './peer/settings.js';
+import { median } from './peer/stats.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const EVENTS = 1_000;
 const DRAFTS = 200;
 const PAGE_ENTRY = fileURLToPath(new URL('./session-writes.page.ts', import.meta.url));
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 /** Runs the scenarios, interleaved run by run so that a busy moment of the machine hits all alike. */
 export default async function run(options: BenchOptions = {}): Promise<BenchResult> {
-  const runs = Number(options['runs'] ?? 5);
+  const runs = countOption(options, 'runs', 5, 1);
   const browser = await openInChromium(PAGE_ENTRY);
   try {
     const page = await browser.open();
@@ -38,7 +38,6 @@ export default async function run(options: BenchOptions = {}): Promise<BenchResu
       title: `IndexedDbSessionStorage write path in Chromium (median of ${runs} runs)`,
       rows: scenarios.map(([name, , count], i): Record<string, string | number> => {
         const t = times[i]!;
-        if (t.some((ms) => ms < 0)) return { scenario: name, 'median (ms)': 'n/a', range: 'not supported' };
         return {
           scenario: name,
           'median (ms)': +median(t).toFixed(1),

@@ -7,6 +7,7 @@
 import { IndexedDbSessionStorage } from '../src/storage/indexeddb/index.js';
 import type { SessionEvent } from '../src/types.js';
 import { exposeToHarness } from '../test/browser/page-runtime.js';
+import { deleteDatabase } from './page-helpers.js';
 
 /** A tool result of ~200 characters: the size of a typical streamed event. */
 function eventAt(i: number): SessionEvent {
@@ -21,14 +22,6 @@ function eventAt(i: number): SessionEvent {
   };
 }
 
-function deleteDatabase(name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.deleteDatabase(name);
-    request.onsuccess = () => resolve();
-    request.onerror = () => reject(request.error);
-  });
-}
-
 /** A fresh storage on a fresh database, opened before the clock starts. */
 async function freshStorage(dbName: string): Promise<IndexedDbSessionStorage> {
   await deleteDatabase(dbName);
@@ -37,36 +30,14 @@ async function freshStorage(dbName: string): Promise<IndexedDbSessionStorage> {
   return storage;
 }
 
-/** The storage's fencing and draft members, when this build has them. */
-type Optional = {
-  claimWriter?: (id: string) => Promise<number>;
-  saveDraft?: (
-    id: string,
-    draft: { turnId: string; text: string; updatedAt: string } | null,
-  ) => Promise<void>;
-};
-
 exposeToHarness({
   /** `count` saves called in one tick; with `fenced`, after `claimWriter` and carrying its epoch. */
   async burst(dbName: string, count: number, fenced: boolean) {
     const storage = await freshStorage(dbName);
-    const optional = storage as unknown as Optional;
-    const epoch = fenced && optional.claimWriter ? await optional.claimWriter('bench') : undefined;
+    const options = fenced ? { writerEpoch: await storage.claimWriter('bench') } : undefined;
     const start = performance.now();
     const saves: Promise<void>[] = [];
-    for (let i = 0; i < count; i += 1) {
-      saves.push(
-        epoch === undefined
-          ? storage.saveEvent('bench', eventAt(i))
-          : (storage.saveEvent as (id: string, e: SessionEvent, o: object) => Promise<void>)(
-              'bench',
-              eventAt(i),
-              {
-                writerEpoch: epoch,
-              },
-            ),
-      );
-    }
+    for (let i = 0; i < count; i += 1) saves.push(storage.saveEvent('bench', eventAt(i), options));
     await Promise.all(saves);
     const elapsed = performance.now() - start;
     const loaded = await storage.loadSession('bench');
@@ -80,28 +51,23 @@ exposeToHarness({
   /** `count` saves one after another (awaiting each); with `fenced`, carrying a claimed epoch. */
   async oneByOne(dbName: string, count: number, fenced: boolean) {
     const storage = await freshStorage(dbName);
-    const optional = storage as unknown as Optional;
-    const epoch = fenced && optional.claimWriter ? await optional.claimWriter('bench') : undefined;
-    const save = storage.saveEvent as (id: string, e: SessionEvent, o?: object) => Promise<void>;
+    const options = fenced ? { writerEpoch: await storage.claimWriter('bench') } : undefined;
     const start = performance.now();
-    for (let i = 0; i < count; i += 1)
-      await save.call(storage, 'bench', eventAt(i), epoch === undefined ? undefined : { writerEpoch: epoch });
+    for (let i = 0; i < count; i += 1) await storage.saveEvent('bench', eventAt(i), options);
     const elapsed = performance.now() - start;
     await storage.close();
     await deleteDatabase(dbName);
     return elapsed;
   },
 
-  /** `count` draft checkpoints of a growing text (~2 kB at the end), awaiting each; `-1` without drafts. */
+  /** `count` draft checkpoints of a growing text (~2 kB at the end), awaiting each. */
   async drafts(dbName: string, count: number) {
     const storage = await freshStorage(dbName);
-    const optional = storage as unknown as Optional;
-    if (!optional.saveDraft) return -1;
     await storage.saveEvent('bench', eventAt(0));
     const start = performance.now();
     for (let i = 0; i < count; i += 1) {
       const text = 'streamed text '.repeat(Math.ceil(((i + 1) * 2000) / count / 14));
-      await optional.saveDraft('bench', { turnId: 't1', text, updatedAt: new Date().toISOString() });
+      await storage.saveDraft('bench', { turnId: 't1', text, updatedAt: new Date().toISOString() });
     }
     const elapsed = performance.now() - start;
     await storage.close();
