@@ -10,16 +10,12 @@ import { InMemorySessionStorage, type AgentEvent, type ModelInfo } from '../../s
 import { reply, SCRIPTED_MODEL } from '../../src/testing/index.js';
 import { current } from '../conversation/support.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
-import { eventsOf, recordEvents } from '../support/events.js';
+import { errorPayloads, eventsOf, recordEvents } from '../support/events.js';
 import { storedCopy } from '../support/history.js';
 import { deferred, promiseJobsRun } from '../support/waits.js';
-import { PRICED_MODEL } from '../support/models.js';
+import { PRICED_MODEL, SMALL_WINDOW, LONG_ANSWER } from '../support/models.js';
 
-/** A 2,000-token window compacts above 1,300 tokens. */
-const SMALL_WINDOW: ModelInfo = { ...PRICED_MODEL, contextWindow: 2_000 };
-
-const codesOf = (events: readonly AgentEvent[]) =>
-  events.flatMap((e) => (e.payload.type === 'error' ? [e.payload.error.code] : []));
+const codesOf = (events: readonly AgentEvent[]) => errorPayloads(events).map((e) => e.error.code);
 
 describe('COST_UNKNOWN', () => {
   it('is reported once per Session object: not again for later turns, compaction or extraction, but again by a resumed one', async () => {
@@ -34,7 +30,7 @@ describe('COST_UNKNOWN', () => {
     const first = await createTestAgent({
       ...options,
       script: [
-        reply.text('x'.repeat(8_000)),
+        reply.text(LONG_ANSWER),
         reply.text('Summary.'), // compaction in the second turn
         reply.text('ok'),
         reply.text('{"memories": []}'), // extraction at close
@@ -80,7 +76,7 @@ describe('server-reported costs', () => {
       config: { budget: { maxCostPerSession: 1 } },
       script: [
         // $0.01 by the price list; the input count keeps the next request over the compaction threshold.
-        reply.text('x'.repeat(8_000), { usage: { inputTokens: 2_000, outputTokens: 1_000 }, cost: 0 }),
+        reply.text(LONG_ANSWER, { usage: { inputTokens: 2_000, outputTokens: 1_000 }, cost: 0 }),
         reply.text('Summary.', { usage: { outputTokens: 1_000 }, cost: 0 }),
         reply.text('ok', { usage: { outputTokens: 1_000 }, cost: 0.5 }),
         reply.text('{"memories": []}', { usage: { outputTokens: 1_000 }, cost: 0 }),
@@ -107,7 +103,7 @@ describe('after a reload', () => {
       memory: { namespace: 'user' },
       config,
       script: [
-        reply.text('x'.repeat(8_000), { usage: { inputTokens: 2_000, outputTokens: 100 } }), // $0.001
+        reply.text(LONG_ANSWER, { usage: { inputTokens: 2_000, outputTokens: 100 } }), // $0.001
         reply.text('Summary.', { usage: { inputTokens: 50, outputTokens: 200 } }), // $0.002
         reply.text('ok', { usage: { outputTokens: 300 } }), // $0.003
         reply.text('{"memories": []}', { usage: { outputTokens: 400 } }), // $0.004

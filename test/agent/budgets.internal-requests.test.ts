@@ -8,16 +8,11 @@
  * whatever the token estimate.
  */
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent, ModelInfo } from '../../src/index.js';
+import type { AgentEvent } from '../../src/index.js';
 import { reply, SCRIPTED_MODEL } from '../../src/testing/index.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { eventsOf, recordEvents } from '../support/events.js';
-import { PRICED_MODEL } from '../support/models.js';
-
-/** A 2,000-token window compacts above 1,300 tokens. */
-const SMALL_WINDOW: ModelInfo = { ...PRICED_MODEL, contextWindow: 2_000 };
-/** A first answer of about 2,000 tokens: the next request is over the compaction threshold. */
-const LONG_ANSWER = 'x'.repeat(8_000);
+import { PRICED_MODEL, SMALL_WINDOW, LONG_ANSWER } from '../support/models.js';
 
 const errorsOf = (events: readonly AgentEvent[]) =>
   events.flatMap((e) => (e.payload.type === 'error' ? [{ turnId: e.turnId, ...e.payload }] : []));

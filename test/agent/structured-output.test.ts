@@ -10,7 +10,7 @@ import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/
 import { OutputTexts } from '../../src/output/output-texts.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { asAgentError, expectAgentError } from '../support/errors.js';
-import { eventsOf, types } from '../support/events.js';
+import { errorPayloads, eventsOf, types } from '../support/events.js';
 import { current } from '../conversation/support.js';
 
 const Trip = z.object({ city: z.string(), days: z.number().int().min(1) });
@@ -223,7 +223,7 @@ describe('structured output', () => {
     const names = provider.requests[0]!.tools.map((t) => t.name);
     expect(names).toEqual([FINAL_ANSWER_TOOL]);
     expect(provider.requests[0]!.tools[0]!.description).toBe(OutputTexts.toolDescription(undefined));
-    const errors = (await eventsOf(turn)).flatMap((e) => (e.payload.type === 'error' ? [e.payload] : []));
+    const errors = errorPayloads(await eventsOf(turn));
     expect(errors).toMatchObject([{ fatal: false, error: { code: 'NAME_CONFLICT' } }]);
     await agent.shutdown();
   });

@@ -19,7 +19,7 @@ import {
 import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/index.js';
 import { createTestAgent, guardedTool, recordingTool } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
-import { approvalRequested, eventsOf, types } from '../support/events.js';
+import { approvalRequested, errorPayloads, eventsOf, types } from '../support/events.js';
 import { deferred, hasSettled, promiseJobsRun } from '../support/waits.js';
 import { ManualClock } from '../runtime/manual-clock.js';
 
@@ -343,7 +343,7 @@ describe('approval through the public API', () => {
     await turn.approve('c3');
     const events = await eventsOf(turn);
     expect(calls).toBe(3);
-    const errors = events.flatMap((e) => (e.payload.type === 'error' ? [e.payload] : []));
+    const errors = errorPayloads(events);
     expect(errors.map((e) => [e.error.code, e.fatal])).toEqual([
       ['HOOK_FAILED', false],
       ['HOOK_FAILED', false],
@@ -387,7 +387,7 @@ describe('approval through the public API', () => {
     await turn.approve('c2');
     await turn.approve('c3');
     const events = await eventsOf(turn);
-    const errors = events.flatMap((e) => (e.payload.type === 'error' ? [e.payload.error] : []));
+    const errors = errorPayloads(events).map((e) => e.error);
     expect(errors.map((e) => [e.code, e.source])).toEqual([['HOOK_FAILED', 'tool']]);
     expect(errors[0]!.message).toContain("needsApproval of tool 'files' failed for call 'c3' (check broke)");
     await agent.shutdown();

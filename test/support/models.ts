@@ -39,3 +39,9 @@ export const PRICED_MODEL: ModelInfo = {
   ...SCRIPTED_MODEL,
   pricing: { inputPerMillion: 0, outputPerMillion: 10 },
 };
+
+/** {@link PRICED_MODEL} with a 2,000-token window: it compacts above 1,300 tokens. */
+export const SMALL_WINDOW: ModelInfo = { ...PRICED_MODEL, contextWindow: 2_000 };
+
+/** An answer of about 2,000 tokens: after it, a request in a {@link SMALL_WINDOW} is over the compaction threshold. */
+export const LONG_ANSWER = 'x'.repeat(8_000);
