@@ -5,8 +5,8 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
-import { AgentBuilder, FINAL_ANSWER_TOOL, type ConversationItem } from '../../src/index.js';
-import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/index.js';
+import { FINAL_ANSWER_TOOL, type ConversationItem } from '../../src/index.js';
+import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
 import { OutputTexts } from '../../src/output/output-texts.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { asAgentError, expectAgentError } from '../support/errors.js';
@@ -211,10 +211,10 @@ describe('structured output', () => {
   it('a tool source offering final_answer has it left out (NAME_CONFLICT), the reserved tool stays', async () => {
     const sourced = recordingTool(FINAL_ANSWER_TOOL);
     const provider = new ScriptedModelProvider({ script: [answer({ city: 'Kyoto', days: 3 })] });
-    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
-      .registerModelProvider(provider)
-      .registerToolSource({ id: 'mcp', tools: async () => [sourced.tool] })
-      .build();
+    const { agent } = await createTestAgent({
+      provider,
+      toolSources: [{ id: 'mcp', tools: async () => [sourced.tool] }],
+    });
     const session = await agent.newSession();
     const turn = await session.sendMessage('Plan', { output: { schema: Trip } });
     const result = await turn.result;

@@ -3,19 +3,18 @@
  * equals what `turn.pendingApprovals` showed, and the batch holds the decisions made so far.
  */
 import { describe, expect, it } from 'vitest';
-import { InMemorySessionStorage, type SessionEvent, type ToolHandler } from '../../src/index.js';
+import { InMemorySessionStorage, type SessionEvent } from '../../src/index.js';
 import {
   approvalBatchFromEvents,
   pendingApprovalsFromEvents,
 } from '../../src/approval/pending-from-events.js';
 import { approvalRulesFromEvents } from '../../src/approval/approval-records.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, recordingTool } from '../support/agent.js';
+import { createTestAgent, guardedTool, recordingTool } from '../support/agent.js';
 import { approvalRequested } from '../support/events.js';
 
 async function stoppedMidApproval() {
-  const notes = recordingTool('notes', { mutating: true });
-  const tool: ToolHandler<{ text: string }> = { ...notes.tool, needsApproval: true };
+  const { tool } = guardedTool('notes');
   const free = recordingTool('free');
   const sessionStorage = new InMemorySessionStorage();
   const { agent } = await createTestAgent({

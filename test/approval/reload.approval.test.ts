@@ -6,9 +6,9 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { IndexedDbSessionStorage, type ToolHandler } from '../../src/index.js';
+import { IndexedDbSessionStorage } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, guardedTool, recordingTool } from '../support/agent.js';
+import { createTestAgent, guardedTool } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
 import { approvalRequested, eventsOf } from '../support/events.js';
 import { storedCopy, toolPairingProblems } from '../support/history.js';
@@ -104,11 +104,8 @@ describe('the same reload on IndexedDB (a new Agent on the same IDBFactory)', ()
   it('the tool waits again after the reload and runs exactly once, when approved', async () => {
     const factory = new IDBFactory();
     const ran: string[] = [];
-    const notes = (page: string): ToolHandler<{ text: string }> => ({
-      ...recordingTool('notes', { mutating: true, run: async (text) => (ran.push(`${page}:${text}`), text) })
-        .tool,
-      needsApproval: true,
-    });
+    const notes = (page: string) =>
+      guardedTool('notes', { run: async (text) => (ran.push(`${page}:${text}`), text) }).tool;
 
     const first = await createTestAgent({
       tools: [notes('page 1')],

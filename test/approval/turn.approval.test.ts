@@ -7,7 +7,6 @@ import { firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import {
-  AgentBuilder,
   defineTool,
   InMemorySessionStorage,
   type AgentEvent,
@@ -16,7 +15,7 @@ import {
   type Message,
   type SessionEvent,
 } from '../../src/index.js';
-import { reply, SCRIPTED_MODEL, ScriptedModelProvider } from '../../src/testing/index.js';
+import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
 import { createTestAgent, guardedTool, recordingTool } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
 import { approvalRequested, errorPayloads, eventsOf, types } from '../support/events.js';
@@ -745,10 +744,10 @@ describe('approval of tools from a tool source', () => {
         reply.text('done'),
       ],
     });
-    const agent = await new AgentBuilder({ defaultModel: SCRIPTED_MODEL.id })
-      .registerModelProvider(provider)
-      .registerToolSource({ id: 'remote', tools: async () => [remote.tool] })
-      .build();
+    const { agent } = await createTestAgent({
+      provider,
+      toolSources: [{ id: 'remote', tools: async () => [remote.tool] }],
+    });
     const turn = await (await agent.newSession()).sendMessage('go');
     await approvalRequested(turn, 'c1');
     expect(remote.log).toEqual([]);

@@ -151,9 +151,16 @@ export function recordingTool(
 /** A {@link recordingTool} (mutating unless told) that asks the user first, or as `needsApproval` says. */
 export function guardedTool(
   name: string,
-  options: { mutating?: boolean; needsApproval?: ToolHandler<{ text: string }>['needsApproval'] } = {},
+  options: {
+    mutating?: boolean;
+    needsApproval?: ToolHandler<{ text: string }>['needsApproval'];
+    run?: (text: string, signal: AbortSignal) => Promise<string>;
+  } = {},
 ) {
-  const recorded = recordingTool(name, { mutating: options.mutating ?? true });
+  const recorded = recordingTool(name, {
+    mutating: options.mutating ?? true,
+    ...(options.run && { run: options.run }),
+  });
   const tool: ToolHandler<{ text: string }> = {
     ...recorded.tool,
     needsApproval: options.needsApproval ?? true,
