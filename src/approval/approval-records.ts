@@ -12,7 +12,7 @@ import {
   APPROVAL_RULE_KEY,
 } from '../persistence/metadata-keys.js';
 import { recordOf } from '../persistence/metadata-records.js';
-import type { SessionEvent, SessionEventPayload } from '../types.js';
+import type { AgentEventPayload, SessionEvent, SessionEventPayload } from '../types.js';
 
 /** Schema of a stored `approval_requested` value. */
 export const ApprovalRequestedRecordSchema = /* @__PURE__ */ (() =>
@@ -76,6 +76,17 @@ export function decisionRecord(
     decidedAt,
   };
   return { type: 'metadata', key: APPROVAL_DECISION_KEY, value };
+}
+
+/** The `approval_resolved` event of a decision. */
+export function resolvedEvent(verdict: ApprovalVerdict): AgentEventPayload {
+  return {
+    type: 'approval_resolved',
+    callId: verdict.callId,
+    approved: verdict.approved,
+    ...(verdict.reason !== undefined && { reason: verdict.reason }),
+    by: verdict.by,
+  };
 }
 
 /** The record of a session rule. */

@@ -17,6 +17,7 @@ import type { ApprovalDesk, PendingApproval } from '../../approval/approval-desk
 import {
   decisionRecord,
   requestRecord,
+  resolvedEvent,
   ruleRecord,
   type ApprovalRule,
   type ApprovalRules,
@@ -150,16 +151,6 @@ export function cancelPendingApprovals(scope: CancelApprovalsScope, turnId: stri
     scope.record(decisionRecord(turnId, verdict, isoNow(scope.clock)));
     scope.emit(resolvedEvent(verdict));
   }
-}
-
-function resolvedEvent(verdict: ApprovalVerdict): AgentEventPayload {
-  return {
-    type: 'approval_resolved',
-    callId: verdict.callId,
-    approved: verdict.approved,
-    ...(verdict.reason !== undefined && { reason: verdict.reason }),
-    by: verdict.by,
-  };
 }
 
 function argumentsOf(scope: ApprovalsScope, callId: string): unknown {

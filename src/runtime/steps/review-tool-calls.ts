@@ -18,7 +18,7 @@ import type {
 import { isoNow, type Clock } from '../../clock.js';
 import type { ApprovalPolicy } from '../../config.js';
 import { AgentError } from '../../errors.js';
-import { decisionRecord, type ApprovalRules } from '../../approval/approval-records.js';
+import { decisionRecord, resolvedEvent, type ApprovalRules } from '../../approval/approval-records.js';
 import { isPolicyAnswer, routeApproval } from '../../approval/approval-route.js';
 import { callBounded } from '../../approval/bounded-call.js';
 import type { ApprovalQuery, ToolHandler } from '../../ports/tool-handler.js';
@@ -111,13 +111,7 @@ async function toolNeedsApproval(
 /** Stores a decision made without asking and tells the turn's subscribers. */
 function announceDecision(scope: ReviewScope, turnId: string, verdict: ApprovalVerdict): void {
   scope.record(decisionRecord(turnId, verdict, isoNow(scope.clock)));
-  scope.emit({
-    type: 'approval_resolved',
-    callId: verdict.callId,
-    approved: verdict.approved,
-    ...(verdict.reason !== undefined && { reason: verdict.reason }),
-    by: verdict.by,
-  });
+  scope.emit(resolvedEvent(verdict));
 }
 
 function approvalCodeFailed(what: string, callId: string, problem: string, source: ErrorSource): AgentError {
