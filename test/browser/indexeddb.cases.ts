@@ -111,6 +111,44 @@ function sessions(
   return new IndexedDbSessionStorage({ indexedDB: env.indexedDB, dbName: env.dbName, ...extra });
 }
 
+/** The session, events and memory an older database held before an upgrade (`label`: its version). */
+const legacy = (label: string) => ({
+  summary: {
+    id: 'old',
+    title: label,
+    modelId: 'm',
+    createdAt: at(1),
+    updatedAt: at(2),
+    turnCount: 1,
+    eventCount: 2,
+  } satisfies SessionSummary,
+  events: [userEvent(1, label), toolResultEvent(2, 'result')],
+  memory: memory('m1', 'kept across the upgrade', 3),
+});
+
+/** Writes {@link legacy} data into an older database, as its release stored it. */
+async function seedLegacy(db: Awaited<ReturnType<typeof openRaw>>, data: ReturnType<typeof legacy>) {
+  await db.put('sessions', data.summary);
+  for (const [seq, event] of data.events.entries()) await db.put('events', { sessionId: 'old', seq, event });
+  await db.put('memories', data.memory);
+  db.close();
+}
+
+/** The upgraded database still lists, loads and finds the {@link legacy} data. */
+async function checkLegacyKept(
+  storage: IndexedDbSessionStorage,
+  memories: IndexedDbMemoryStorage,
+  data: ReturnType<typeof legacy>,
+) {
+  check.deepEqual(
+    await storage.listSessions(null, 10),
+    { sessions: [data.summary], nextCursor: null },
+    'listed',
+  );
+  check.deepEqual(await storage.loadSession('old'), data.events, 'events');
+  check.deepEqual(await memories.search('ns', 'upgrade', 5), [data.memory], 'memories');
+}
+
 async function summaryOf(storage: IndexedDbSessionStorage, id: string): Promise<SessionSummary> {
   const summary = (await storage.listSessions(null, 100)).sessions.find((s) => s.id === id);
   check.ok(summary, `session '${id}' is listed`);
@@ -150,40 +188,14 @@ export const indexedDbCases: IdbCase[] = [
     name: 'upgrades a version 1 database to the current version and keeps its sessions, events and memories',
     async run(env) {
       check.equal(DB_VERSION, 3, 'current schema version');
-      const summary: SessionSummary = {
-        id: 'old',
-        title: 'from v1',
-        modelId: 'm',
-        createdAt: at(1),
-        updatedAt: at(2),
-        turnCount: 1,
-        eventCount: 2,
-      };
+      const data = legacy('from v1');
       const v1 = await openRaw(env, 1, (db) => MIGRATIONS[0]!(db, undefined as never));
       check.deepEqual([...v1.transaction('memories').store.indexNames], ['namespace'], 'v1 memory index');
-      await v1.put('sessions', summary);
-      await v1.put('events', { sessionId: 'old', seq: 0, event: userEvent(1, 'from v1') });
-      await v1.put('events', { sessionId: 'old', seq: 1, event: toolResultEvent(2, 'result') });
-      await v1.put('memories', memory('m1', 'kept across the upgrade', 3));
-      v1.close();
+      await seedLegacy(v1, data);
 
       const storage = sessions(env);
       const memories = new IndexedDbMemoryStorage({ indexedDB: env.indexedDB, dbName: env.dbName });
-      check.deepEqual(
-        await storage.listSessions(null, 10),
-        { sessions: [summary], nextCursor: null },
-        'listed',
-      );
-      check.deepEqual(
-        await storage.loadSession('old'),
-        [userEvent(1, 'from v1'), toolResultEvent(2, 'result')],
-        'events',
-      );
-      check.deepEqual(
-        await memories.search('ns', 'upgrade', 5),
-        [memory('m1', 'kept across the upgrade', 3)],
-        'memories',
-      );
+      await checkLegacyKept(storage, memories, data);
       await storage.saveEvent('old', userEvent(3, 'after the upgrade'));
       check.equal((await summaryOf(storage, 'old')).eventCount, 3, 'eventCount continues');
 
@@ -200,41 +212,17 @@ export const indexedDbCases: IdbCase[] = [
   {
     name: 'upgrades a version 2 database to version 3: its sessions stay, and writer fencing and drafts work on them',
     async run(env) {
-      const summary: SessionSummary = {
-        id: 'old',
-        title: 'from v2',
-        modelId: 'm',
-        createdAt: at(1),
-        updatedAt: at(2),
-        turnCount: 1,
-        eventCount: 2,
-      };
+      const data = legacy('from v2');
       const v2 = await openRaw(env, 2, (db, oldVersion, tx) => {
         // The schema steps of the previous release, as it ran them.
         for (let version = oldVersion; version < 2; version++) MIGRATIONS[version]!(db, tx);
       });
       check.deepEqual([...v2.objectStoreNames].sort(), ['events', 'memories', 'sessions'], 'v2 stores');
-      await v2.put('sessions', summary);
-      await v2.put('events', { sessionId: 'old', seq: 0, event: userEvent(1, 'from v2') });
-      await v2.put('events', { sessionId: 'old', seq: 1, event: toolResultEvent(2, 'result') });
-      await v2.put('memories', memory('m1', 'kept across the upgrade', 3));
-      v2.close();
+      await seedLegacy(v2, data);
 
       const storage = sessions(env);
       const memories = new IndexedDbMemoryStorage({ indexedDB: env.indexedDB, dbName: env.dbName });
-      check.deepEqual(
-        await storage.listSessions(null, 10),
-        { sessions: [summary], nextCursor: null },
-        'listed',
-      );
-      check.deepEqual(
-        await storage.loadSession('old'),
-        [userEvent(1, 'from v2'), toolResultEvent(2, 'result')],
-        'events',
-      );
-      check.deepEqual(await memories.search('ns', 'upgrade', 5), [
-        memory('m1', 'kept across the upgrade', 3),
-      ]);
+      await checkLegacyKept(storage, memories, data);
       check.equal(await storage.loadDraft('old'), null, 'no draft yet');
       const draft = { turnId: 't1', text: 'streamed so far', updatedAt: at(3) };
       await storage.saveDraft('old', draft);
