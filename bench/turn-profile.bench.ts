@@ -4,8 +4,7 @@
  * part by part (xstate, zod, this library by source folder, Node's fetch, the garbage collector…).
  *
  * Each process does what the peer bench's warm measure does (three one-shot runs, the third
- * timed) with V8's sampling profiler on during the third turn only (see
- * `peer/processes/profile-turn.ts`); the table is the mean over the processes, in ms of self
+ * timed) with V8's sampling profiler on during the third turn only (`turns.js --profile`); the table is the mean over the processes, in ms of self
  * time per turn. The profiler adds its own overhead, so the totals run above the peer bench's
  * figures: read the parts against each other, and the peer bench for ratios.
  *
@@ -20,6 +19,7 @@ import { join } from 'node:path';
 import { buildBench } from './peer/build.js';
 import { partTimes, type CpuProfile, type PartTimes } from './peer/profile-parts.js';
 import { countOption } from './peer/settings.js';
+import type { ChildReport } from './peer/processes/turns.js';
 import { runProcess, startModelServer } from './peer/spawn.js';
 import { median } from './peer/stats.js';
 import type { BenchOptions, BenchResult } from './types.js';
@@ -45,9 +45,9 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
       for (let i = 0; i < processes; i++) {
         for (const side of SIDES) {
           const out = join(dir, `${scenario}-${side}-${i}.cpuprofile`);
-          const args = ['--side', side, '--scenario', scenario, '--base-url', server.baseURL, '--out', out];
-          const { cpuMs } = await runProcess<{ cpuMs: number }>('profile-turn', args);
-          cpu[side].push(cpuMs);
+          const args = ['--side', side, '--scenario', scenario, '--base-url', server.baseURL];
+          const report = await runProcess<ChildReport>('turns', [...args, '--repeat', '3', '--profile', out]);
+          cpu[side].push(report.runs!.at(-1)!.turn.cpuMs);
           const profile = JSON.parse(await readFile(out, 'utf8')) as CpuProfile;
           for (const [part, ms] of partTimes(profile)) sums[side].set(part, (sums[side].get(part) ?? 0) + ms);
         }

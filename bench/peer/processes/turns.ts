@@ -7,6 +7,8 @@
  * - `long`: one setup, then `size` turns in the same session, each timed. With `--warmup N`, a
  *   first session of N untimed turns runs before it, so that the timed session's early turns
  *   run warm code (JIT) and differ from its late turns only by the length of the history.
+ * - `--profile <file>` (one-shot scenarios): V8's CPU profile of the last run's turn, for
+ *   `npm run bench -- turn-profile`.
  *
  * Times are CPU ms from `process.cpuUsage()` (user + system, every thread of the process: GC and
  * JIT threads included), with the wall time beside them.
@@ -14,6 +16,8 @@
  * Run: `node bench/.build/processes/turns.js --side raw --scenario text-5000 --base-url http://127.0.0.1:PORT/v1`
  * @module
  */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import type { BenchClient, CreateClient } from './client.js';
 import { checkTurn, scenarioOf } from './script.js';
@@ -55,6 +59,8 @@ const { values } = parseArgs({
     repeat: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '0' },
     conversation: { type: 'boolean', default: false },
+    // One-shot scenarios: V8's CPU profile of the last run's turn, written to this file.
+    profile: { type: 'string' },
   },
 });
 const side = values.side;
@@ -92,6 +98,22 @@ async function turn(bench: BenchClient, text: string): Promise<Timing> {
   return timing;
 }
 
+/** Runs `phase` with V8's sampling profiler on (every 100 µs), and writes the profile to `file`. */
+async function profiled<T>(file: string, phase: () => Promise<T>): Promise<T> {
+  const inspector = new Session();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.setSamplingInterval', { interval: 100 });
+  await inspector.post('Profiler.start');
+  try {
+    return await phase();
+  } finally {
+    const { profile } = await inspector.post('Profiler.stop');
+    await writeFile(file, JSON.stringify(profile));
+    inspector.disconnect();
+  }
+}
+
 const report: ChildReport = { side, scenario: values.scenario!, importMs };
 if (scenario.kind === 'long') {
   const warmup = Number(values.warmup);
@@ -106,9 +128,14 @@ if (scenario.kind === 'long') {
   await client.teardown();
 } else {
   report.runs = [];
-  for (let i = 0; i < Number(values.repeat); i++) {
+  const repeat = Number(values.repeat);
+  for (let i = 0; i < repeat; i++) {
     const [, setup] = await timed(() => client.setup());
-    const turnTiming = await turn(client, 'Go.');
+    const { profile } = values;
+    const turnTiming =
+      profile !== undefined && i === repeat - 1
+        ? await profiled(profile, () => turn(client, 'Go.'))
+        : await turn(client, 'Go.');
     const [, teardown] = await timed(() => client.teardown());
     report.runs.push({ setup, turn: turnTiming, teardown });
   }
