@@ -28,17 +28,24 @@ interface OpenCall {
 }
 
 /**
- * The calls of turn `turnId` that wait for a decision, in call order, as
- * `turn.pendingApprovals` lists them.
+ * What the stored events say of turn `turnId`'s approvals, in one pass: the calls that wait for a
+ * decision, in call order, as `turn.pendingApprovals` lists them; and the batch that waits, ready
+ * for the Turn machine's `restoreApprovals` action (`null` when none of its calls waits).
  * @example
- * pendingApprovalsFromEvents(await storage.loadSession(id), turnId);
+ * approvalsFromEvents(await storage.loadSession(id), turnId).pending;
  * // [{ callId: 'c1', toolName: 'notes', arguments: { text: 'milk' }, requestedAt: '2030-01-01T00:00:00.000Z' }]
  */
-export function pendingApprovalsFromEvents(
+export function approvalsFromEvents(
   events: readonly SessionEvent[],
   turnId: string,
-): PendingApproval[] {
-  const { calls, requests, decisions } = readTurn(events, turnId);
+): { pending: PendingApproval[]; batch: ApprovalBatch | null } {
+  const turn = readTurn(events, turnId);
+  return { pending: pendingOf(turn), batch: batchOf(turn) };
+}
+
+type TurnApprovals = ReturnType<typeof readTurn>;
+
+function pendingOf({ calls, requests, decisions }: TurnApprovals): PendingApproval[] {
   return calls.flatMap((call) => {
     const request = requests.get(call.callId);
     if (request === undefined || decisions.has(call.callId)) return [];
@@ -53,18 +60,7 @@ export function pendingApprovalsFromEvents(
   });
 }
 
-/**
- * The batch of turn `turnId` that waits for approval, ready for the Turn machine's
- * `restoreApprovals` action; `null` when none of its calls waits.
- * @example
- * const batch = approvalBatchFromEvents(events, turnId);
- * // { calls: [{ callId: 'c1', toolName: 'notes' }, …], awaiting: [{ callId: 'c1', toolName: 'notes', requestedAt }], decided: [] }
- */
-export function approvalBatchFromEvents(
-  events: readonly SessionEvent[],
-  turnId: string,
-): ApprovalBatch | null {
-  const { calls, requests, decisions } = readTurn(events, turnId);
+function batchOf({ calls, requests, decisions }: TurnApprovals): ApprovalBatch | null {
   const batch: ApprovalBatch = { calls: [], awaiting: [], decided: [] };
   for (const call of calls) {
     batch.calls.push({ callId: call.callId, toolName: call.toolName });

@@ -12,7 +12,7 @@ import { INTERRUPTED_MESSAGE_NOTE } from '../prompt/templates.js';
 import { TOOL_CALL_INTERRUPTED_TEXT } from '../prompt/tool-result-texts.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
 import type { ApprovalBatch } from '../../machines/turn.types.js';
-import { approvalBatchFromEvents, pendingApprovalsFromEvents } from '../approval/pending-from-events.js';
+import { approvalsFromEvents } from '../approval/pending-from-events.js';
 import type { Message, PendingApproval, SessionEvent } from '../types.js';
 import { findInterruptedTurn, type InterruptedTurnRecord } from './interrupted-turn.js';
 import { replaySessionEvents, type ReplayedSession } from './replay.js';
@@ -67,12 +67,13 @@ export async function loadSessionForResume(
   let interrupted: LoadedInterruptedTurn | null = null;
   if (record) {
     const unfinished = new Set(record.unfinished.map((call) => call.callId));
+    const approvals = approvalsFromEvents(events, record.turnId);
     interrupted = {
       ...record,
       placeholders: paired.added.filter((result) => unfinished.has(result.callId)),
       partialText: await loadPartialText(storage, sessionId, record.turnId, options),
-      pendingApprovals: pendingApprovalsFromEvents(events, record.turnId),
-      approvalBatch: approvalBatchFromEvents(events, record.turnId),
+      pendingApprovals: approvals.pending,
+      approvalBatch: approvals.batch,
       spent: storedUsageTotals(events, record.turnId),
     };
   }

@@ -4,10 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InMemorySessionStorage, type SessionEvent } from '../../src/index.js';
-import {
-  approvalBatchFromEvents,
-  pendingApprovalsFromEvents,
-} from '../../src/approval/pending-from-events.js';
+import { approvalsFromEvents } from '../../src/approval/pending-from-events.js';
 import { approvalRulesFromEvents } from '../../src/approval/approval-records.js';
 import { reply } from '../../src/testing/index.js';
 import { createTestAgent, guardedTool, recordingTool } from '../support/agent.js';
@@ -40,9 +37,9 @@ describe('pending approvals from stored events', () => {
   it('lists the requested calls without a decision, as turn.pendingApprovals does', async () => {
     const { agent, turn, load } = await stoppedMidApproval();
     const events = await load();
-    expect(pendingApprovalsFromEvents(events, turn.id)).toEqual(turn.pendingApprovals);
-    expect(pendingApprovalsFromEvents(events, 'another-turn')).toEqual([]);
-    expect(approvalBatchFromEvents(events, turn.id)).toEqual({
+    expect(approvalsFromEvents(events, turn.id).pending).toEqual(turn.pendingApprovals);
+    expect(approvalsFromEvents(events, 'another-turn').pending).toEqual([]);
+    expect(approvalsFromEvents(events, turn.id).batch).toEqual({
       calls: [
         { callId: 'c1', toolName: 'notes' },
         { callId: 'c2', toolName: 'notes' },
@@ -57,9 +54,9 @@ describe('pending approvals from stored events', () => {
 
     await turn.deny('c1', { reason: 'no', always: false });
     const afterOne = await load();
-    expect(pendingApprovalsFromEvents(afterOne, turn.id)).toEqual(turn.pendingApprovals);
-    expect(pendingApprovalsFromEvents(afterOne, turn.id).map((p) => p.callId)).toEqual(['c2']);
-    expect(approvalBatchFromEvents(afterOne, turn.id)).toMatchObject({
+    expect(approvalsFromEvents(afterOne, turn.id).pending).toEqual(turn.pendingApprovals);
+    expect(approvalsFromEvents(afterOne, turn.id).pending.map((p) => p.callId)).toEqual(['c2']);
+    expect(approvalsFromEvents(afterOne, turn.id).batch).toMatchObject({
       awaiting: [{ callId: 'c2' }],
       decided: [{ callId: 'c1', approved: false, by: 'user', reason: 'no' }],
     });
@@ -68,8 +65,8 @@ describe('pending approvals from stored events', () => {
     await turn.result;
     const finished = await load();
     // Every call has its result: nothing waits, and there is no batch to continue.
-    expect(pendingApprovalsFromEvents(finished, turn.id)).toEqual([]);
-    expect(approvalBatchFromEvents(finished, turn.id)).toBeNull();
+    expect(approvalsFromEvents(finished, turn.id).pending).toEqual([]);
+    expect(approvalsFromEvents(finished, turn.id).batch).toBeNull();
     expect(approvalRulesFromEvents(finished)).toEqual(new Map([['notes', { approved: true }]]));
     await agent.shutdown();
   });
@@ -81,7 +78,7 @@ describe('pending approvals from stored events', () => {
       { timestamp: 't', payload: { type: 'metadata', key: 'approval_requested', value: { callId: 'c1' } } },
       { timestamp: 't', payload: { type: 'metadata', key: 'approval_rule', value: 'allow everything' } },
     ];
-    expect(pendingApprovalsFromEvents(events, 'turn')).toEqual([]);
+    expect(approvalsFromEvents(events, 'turn').pending).toEqual([]);
     expect(approvalRulesFromEvents(events)).toEqual(new Map());
   });
 });
