@@ -9,10 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { InMemorySessionStorage, type AgentEvent, type ModelInfo } from '../../src/index.js';
 import { reply, SCRIPTED_MODEL } from '../../src/testing/index.js';
 import { current } from '../conversation/support.js';
-import { createTestAgent, recordingTool } from '../support/agent.js';
+import { createTestAgent, hangingTool, recordingTool } from '../support/agent.js';
 import { errorPayloads, eventsOf, recordEvents } from '../support/events.js';
-import { storedCopy } from '../support/history.js';
-import { deferred, promiseJobsRun } from '../support/waits.js';
+import { storedAfterClose } from '../support/history.js';
 import { PRICED_MODEL, SMALL_WINDOW, LONG_ANSWER } from '../support/models.js';
 
 const codesOf = (events: readonly AgentEvent[]) => errorPayloads(events).map((e) => e.error.code);
@@ -147,10 +146,10 @@ describe('after a reload', () => {
   });
 
   it('a continued turn’s budget counts what the turn spent before the reload', async () => {
-    const running = deferred();
+    const act = hangingTool('act');
     const first = await createTestAgent({
       models: [PRICED_MODEL],
-      tools: [recordingTool('act', { run: () => (running.resolve(), new Promise<string>(() => {})) }).tool],
+      tools: [act.tool],
       config: { budget: { maxCostPerTurn: 0.01 } },
       script: [
         reply.toolCalls([{ name: 'act', arguments: { text: 'x' }, callId: 'c1' }], {
@@ -160,9 +159,8 @@ describe('after a reload', () => {
     });
     const session = await first.agent.newSession();
     await session.sendMessage('do it');
-    await running.promise;
-    await promiseJobsRun();
-    const storage = await storedCopy(first.sessionStorage!, session.id);
+    await act.running;
+    const storage = await storedAfterClose(first.sessionStorage!, session.id);
 
     const second = await createTestAgent({
       models: [PRICED_MODEL],

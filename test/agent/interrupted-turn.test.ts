@@ -19,8 +19,8 @@ import { ManualClock } from '../runtime/manual-clock.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { eventsOf, firstEvent, types } from '../support/events.js';
 import { expectAgentError } from '../support/errors.js';
-import { eventLabel, storedCopy, toolPairingProblems } from '../support/history.js';
-import { deferred, promiseJobsRun } from '../support/waits.js';
+import { eventLabel, storedAfterClose, toolPairingProblems } from '../support/history.js';
+import { deferred } from '../support/waits.js';
 
 const text = (request: ChatRequest) => JSON.stringify(request.messages);
 
@@ -48,8 +48,7 @@ describe('a reload during a tool call', () => {
     const session = await first.agent.newSession();
     await session.sendMessage('do it');
     await running.promise;
-    await promiseJobsRun();
-    const storage = await storedCopy(first.sessionStorage!, session.id);
+    const storage = await storedAfterClose(first.sessionStorage!, session.id);
 
     const page2 = recordingTool('act', { mutating });
     const second = await createTestAgent({
@@ -204,8 +203,7 @@ describe('a reload while the model streams', () => {
     const session = await first.agent.newSession();
     const turn = await session.sendMessage('question?');
     await firstEvent(turn.events, 'text_delta');
-    await promiseJobsRun();
-    const copy = await storedCopy(storage, session.id);
+    const copy = await storedAfterClose(storage, session.id);
     await copy.saveDraft(session.id, await storage.loadDraft(session.id));
     const second = await createTestAgent({ sessionStorage: copy, script: [reply.text(' 42.')] });
     return { resumed: await second.agent.resumeSession(session.id), copy, provider: second.provider };
@@ -236,8 +234,7 @@ describe('a reload while the model streams', () => {
     const first = await createTestAgent({ script: [[{ type: 'wait', until: new Promise(() => {}) }]] });
     const session = await first.agent.newSession();
     await session.sendMessage('hello');
-    await promiseJobsRun();
-    const storage = await storedCopy(first.sessionStorage!, session.id);
+    const storage = await storedAfterClose(first.sessionStorage!, session.id);
     const second = await createTestAgent({ sessionStorage: storage, script: [reply.text('hi')] });
     const resumed = await second.agent.resumeSession(session.id);
     expect(resumed.interruptedTurn).toMatchObject({ reason: 'awaiting_model', partialText: null });
@@ -335,8 +332,7 @@ describe('the rules', () => {
       const first = await createTestAgent({ script: [[{ type: 'wait', until: new Promise(() => {}) }]] });
       const session = await first.agent.newSession();
       await session.sendMessage('hello');
-      await promiseJobsRun();
-      const storage = await storedCopy(first.sessionStorage!, session.id);
+      const storage = await storedAfterClose(first.sessionStorage!, session.id);
       const hold = deferred();
       const second = await createTestAgent({
         sessionStorage: storage,

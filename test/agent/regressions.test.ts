@@ -5,25 +5,20 @@
 import { describe, expect, it } from 'vitest';
 import { InMemorySessionStorage } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
-import { createTestAgent, recordingTool } from '../support/agent.js';
-import { storedCopy, toolPairingProblems } from '../support/history.js';
-import { deferred, promiseJobsRun } from '../support/waits.js';
+import { createTestAgent, hangingTool, recordingTool } from '../support/agent.js';
+import { storedAfterClose, toolPairingProblems } from '../support/history.js';
 
 describe('regressions', () => {
   it('a reload during a tool call: the next request pairs every call with a result', async () => {
-    const running = deferred();
-    const slow = recordingTool('act', {
-      run: async () => (running.resolve(), new Promise<string>(() => {})),
-    });
+    const slow = hangingTool('act');
     const first = await createTestAgent({
       tools: [slow.tool],
       script: [reply.toolCalls([{ name: 'act', arguments: { text: 'x' }, callId: 'c1' }])],
     });
     const session = await first.agent.newSession();
     await session.sendMessage('do it');
-    await running.promise;
-    await promiseJobsRun();
-    const storage = await storedCopy(first.sessionStorage!, session.id);
+    await slow.running;
+    const storage = await storedAfterClose(first.sessionStorage!, session.id);
     const second = await createTestAgent({
       tools: [recordingTool('act').tool],
       sessionStorage: storage,

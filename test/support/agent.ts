@@ -25,6 +25,7 @@ import {
   type ToolSource,
 } from '../../src/index.js';
 import { ScriptedModelProvider, SCRIPTED_MODEL, type ScriptStep } from '../../src/testing/index.js';
+import { deferred } from './waits.js';
 
 /** The id of the model a scripted provider serves by default. */
 export const MODEL = SCRIPTED_MODEL.id;
@@ -149,6 +150,23 @@ export function recordingTool(
 }
 
 /** A {@link recordingTool} (mutating unless told) that asks the user first, or as `needsApproval` says. */
+/**
+ * A recording tool whose call never finishes (the page is closed while it runs); `running`
+ * resolves once it has started.
+ * @example
+ * const act = hangingTool('act', { mutating: true });
+ * await session.sendMessage('do it');
+ * await act.running;
+ */
+export function hangingTool(name: string, options: { mutating?: boolean } = {}) {
+  const started = deferred();
+  const recorded = recordingTool(name, {
+    ...options,
+    run: () => (started.resolve(), new Promise<string>(() => {})),
+  });
+  return { ...recorded, running: started.promise };
+}
+
 export function guardedTool(
   name: string,
   options: {

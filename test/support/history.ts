@@ -10,6 +10,7 @@ import {
   type SessionEvent,
   type SessionStorage,
 } from '../../src/index.js';
+import { promiseJobsRun } from './waits.js';
 
 /**
  * The problems of `messages` under the tool-call rule: each `tool_call` is answered by exactly
@@ -32,6 +33,20 @@ export function toolPairingProblems(messages: readonly Message[]): string[] {
   });
   closeRun(messages.length);
   return problems;
+}
+
+/**
+ * What a new page finds of a session after the old page closed mid-turn: the events it had
+ * stored once its pending writes ran, copied into a fresh in-memory storage.
+ * @example
+ * const storage = await storedAfterClose(first.sessionStorage!, session.id);
+ */
+export async function storedAfterClose(
+  storage: SessionStorage,
+  sessionId: string,
+): Promise<InMemorySessionStorage> {
+  await promiseJobsRun();
+  return storedCopy(storage, sessionId);
 }
 
 /** The stored events of `sessionId` as a page left them, in a new in-memory storage. */

@@ -8,8 +8,8 @@ import { toolSources } from '../../src/tools/tool-sources.js';
 import { createTestAgent, recordingTool, testPlugin } from '../support/agent.js';
 import { expectAgentError } from '../support/errors.js';
 import { eventsOf, errorPayloads } from '../support/events.js';
-import { storedCopy } from '../support/history.js';
-import { deferred, promiseJobsRun } from '../support/waits.js';
+import { storedAfterClose } from '../support/history.js';
+import { deferred } from '../support/waits.js';
 
 const echo = (name: string, prefix = name) =>
   defineTool({
@@ -291,8 +291,7 @@ describe('tool sources through the public API', () => {
     const session = await first.agent.newSession();
     await session.sendMessage('go');
     await running.promise;
-    await promiseJobsRun();
-    const storage = await storedCopy(first.sessionStorage!, session.id);
+    const storage = await storedAfterClose(first.sessionStorage!, session.id);
 
     const second = await createTestAgent({
       toolSources: [listSource('remote', [echo('lookup', 'found')]).source],
