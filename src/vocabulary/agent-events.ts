@@ -8,9 +8,8 @@
 import * as z from 'zod/mini';
 import { isoTimestamp } from '../iso-timestamp.js';
 import { AgentErrorDataSchema } from './error-codes.js';
-import { nonNegativeInt } from './non-negative-int.js';
 import { ToolOutputSchema } from './tools.js';
-import { TokenUsageSchema } from './usage.js';
+import { nonNegativeInt, TokenUsageSchema } from './usage.js';
 
 /** Schema of {@link AgentEventPayload}. */
 export const AgentEventPayloadSchema = /* @__PURE__ */ (() =>

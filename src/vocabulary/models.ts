@@ -7,9 +7,8 @@
  */
 import * as z from 'zod/mini';
 import { MessageSchema, type Message } from './messages.js';
-import { nonNegativeInt } from './non-negative-int.js';
 import { ToolSpecSchema, type ToolSpec } from './tools.js';
-import { TokenUsageSchema } from './usage.js';
+import { nonNegativeInt, TokenUsageSchema } from './usage.js';
 
 /** Schema of {@link ModelPricing}. */
 export const ModelPricingSchema = /* @__PURE__ */ (() =>

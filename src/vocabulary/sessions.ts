@@ -7,14 +7,8 @@
  */
 import * as z from 'zod/mini';
 import { isoTimestamp } from '../iso-timestamp.js';
-import {
-  assistantFields,
-  systemFields,
-  toolCallFields,
-  toolResultFields,
-  userFields,
-} from './message-fields.js';
-import { nonNegativeInt } from './non-negative-int.js';
+import { assistantFields, systemFields, toolCallFields, toolResultFields, userFields } from './messages.js';
+import { nonNegativeInt } from './usage.js';
 
 /** Schema of {@link SessionConfig}. */
 export const SessionConfigSchema = /* @__PURE__ */ (() =>

@@ -6,7 +6,9 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { nonNegativeInt } from './non-negative-int.js';
+
+/** @internal A schema of a count or size (an integer ≥ 0), for every count of the vocabulary. */
+export const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
 
 /** Schema of {@link TokenUsage}. */
 export const TokenUsageSchema = /* @__PURE__ */ (() =>
