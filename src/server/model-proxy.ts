@@ -80,6 +80,13 @@ function checkedOptions(options: ModelProxyOptions): ModelProxyOptions {
   return parsed.data;
 }
 
+/** The system error code under a failed `fetch` (`ECONNREFUSED`), if it is a plain word. */
+function errorCode(error: unknown): string | undefined {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : undefined;
+}
+
 function upstreamHeaders(request: Request, apiKey: string): Headers {
   const headers = new Headers({ 'content-type': 'application/json', authorization: `Bearer ${apiKey}` });
   for (const name of FORWARDED_REQUEST_HEADERS) {
@@ -162,11 +169,13 @@ export async function proxyModelRequest(request: Request, options: ModelProxyOpt
     if (request.signal.aborted) {
       return refusalResponse({ status: 499, code: 'REQUEST_CANCELLED', message: 'the caller went away' });
     }
-    const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause : error).message : '';
+    // Only the error's code (`ECONNREFUSED`, `ENOTFOUND`): its message names the upstream's
+    // address, which is the server's business, not the caller's.
+    const code = errorCode(error);
     return refusalResponse({
       status: 502,
       code: 'PROVIDER_ERROR',
-      message: redactText(`the model server could not be reached${reason ? `: ${reason}` : ''}`, apiKey),
+      message: `the model server could not be reached${code ? ` (${code})` : ''}`,
     });
   } finally {
     systemClock.clearTimeout(timer);

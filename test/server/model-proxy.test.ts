@@ -216,9 +216,9 @@ describe('what comes back', () => {
     await gone.close();
     const response = await proxyModelRequest(callerRequest(chat()), options({ upstream: gone.baseURL }));
     expect(response.status).toBe(502);
-    const all = await everything(response);
-    expect(all).toContain('"code":"PROVIDER_ERROR"');
-    expect(all).not.toContain(SERVER_KEY);
+    expect(await response.json()).toEqual({
+      error: { code: 'PROVIDER_ERROR', message: 'the model server could not be reached (ECONNREFUSED)' },
+    });
   });
 
   it('answers 504 PROVIDER_ERROR when the upstream sends no headers within upstreamTimeoutMs', async () => {
