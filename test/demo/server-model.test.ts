@@ -12,7 +12,7 @@ import {
   serverModelPlugin,
   type ServerModel,
 } from '../../demo/server/server-model.js';
-import { ChatCompletionsServer } from '../support/chat-completions-server.js';
+import { ChatCompletionsServer, sseEvent, startSse } from '../support/chat-completions-server.js';
 
 const KEY = 'sk-demo-server-key-0123456789';
 
@@ -100,6 +100,38 @@ describe('the dev server with the server-model plugin', () => {
     const [received] = upstream.requests.slice(before);
     expect(received!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(received!.body).toMatchObject({ model: 'm1', max_completion_tokens: 4_096 });
+  });
+
+  it('streams the answer through the dev server: the first event arrives while the upstream holds the rest', async () => {
+    let releaseRest!: () => void;
+    const restReleased = new Promise<void>((resolve) => (releaseRest = resolve));
+    let restSent = false;
+    const first = sseEvent({ id: 'c1', choices: [{ index: 0, delta: { content: 'Hel' } }] });
+    upstream.respondWith(async (_req, res) => {
+      startSse(res);
+      res.write(first);
+      await restReleased;
+      restSent = true;
+      res.end('data: [DONE]\n\n');
+    });
+    const response = await post(model.token, { model: 'm1', messages: [], stream: true });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.endsWith('\n\n')) text += decoder.decode((await reader.read()).value, { stream: true });
+    expect(text).toBe(first);
+    expect(restSent).toBe(false);
+    releaseRest();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    expect(text).toBe(`${first}data: [DONE]\n\n`);
+    upstream.respondWith((_req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: 'c1', choices: [] }));
+    });
   });
 
   it('answers 401 without the token or with another one, and calls nobody', async () => {
