@@ -57,11 +57,6 @@ describe('the dev server with the server-model plugin', () => {
 
   beforeAll(async () => {
     upstream = await ChatCompletionsServer.start();
-    upstream.respondWith((_req, res) => {
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ id: 'c1', choices: [] }));
-    });
     model = serverModelFromEnv({
       OPENAI_API_KEY: KEY,
       OPENAI_BASE_URL: upstream.baseURL,
@@ -93,6 +88,11 @@ describe('the dev server with the server-model plugin', () => {
     });
 
   it("forwards a request with the page's token upstream, with the key instead of the token", async () => {
+    upstream.respondWith((_req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: 'c1', choices: [] }));
+    });
     const before = upstream.requests.length;
     const response = await post(model.token);
     expect(response.status).toBe(200);
@@ -127,11 +127,6 @@ describe('the dev server with the server-model plugin', () => {
       text += decoder.decode(chunk.value, { stream: true });
     }
     expect(text).toBe(`${first}data: [DONE]\n\n`);
-    upstream.respondWith((_req, res) => {
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ id: 'c1', choices: [] }));
-    });
   });
 
   it('answers 401 without the token or with another one, and calls nobody', async () => {
