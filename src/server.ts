@@ -6,8 +6,4 @@
  */
 export { createAgentHandler } from './server/handler.js';
 export { toNodeListener } from './server/node-listener.js';
-export type {
-  AgentHandlerOptions,
-  AuthorizedUser,
-  ModelProxySettings,
-} from './server/options.js';
+export type { AgentHandlerOptions, AuthorizedUser, ModelProxySettings } from './server/options.js';

@@ -35,7 +35,12 @@ export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 export const TURN_ID_HEADER = 'youyou-turn-id';
 
 const PendingApprovalSchema = /* @__PURE__ */ (() =>
-  z.strictObject({ callId: z.string(), toolName: z.string(), arguments: z.unknown(), requestedAt: z.string() }))();
+  z.strictObject({
+    callId: z.string(),
+    toolName: z.string(),
+    arguments: z.unknown(),
+    requestedAt: z.string(),
+  }))();
 
 /** Schema of an `InterruptedTurn` as the server sends it. */
 export const InterruptedTurnSchema = /* @__PURE__ */ (() =>
@@ -70,6 +75,10 @@ export interface SessionState {
   interruptedTurn: InterruptedTurn | null;
 }
 
+/** Schema of a session's state as `POST /sessions` and `GET /sessions/:id` answer it: with the stream position it was taken at. */
+export const ReadStateSchema = /* @__PURE__ */ (() =>
+  z.extend(SessionStateSchema, { eventId: z.nullable(z.string()) }))();
+
 /** Schema of a conversation patch. */
 export const ConversationPatchSchema = /* @__PURE__ */ (() =>
   z.strictObject({
@@ -78,9 +87,7 @@ export const ConversationPatchSchema = /* @__PURE__ */ (() =>
     /** `[index, item]`: items replaced or added. */
     set: z.optional(z.array(z.tuple([z.number().check(z.int(), z.minimum(0)), ConversationItemSchema]))),
     /** `[index, text suffix, reasoning suffix]`: an assistant item that grew. */
-    grow: z.optional(
-      z.array(z.tuple([z.number().check(z.int(), z.minimum(0)), z.string(), z.string()])),
-    ),
+    grow: z.optional(z.array(z.tuple([z.number().check(z.int(), z.minimum(0)), z.string(), z.string()]))),
     turn: z.optional(ConversationSchema.shape.turn),
     usage: z.optional(TokenUsageSchema),
     cost: z.optional(z.nullable(z.number())),

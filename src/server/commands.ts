@@ -63,7 +63,8 @@ export async function decide(
 ): Promise<void> {
   let turn = hosted.running?.id === turnId ? hosted.running : null;
   if (!turn) {
-    if (hosted.running || hosted.session.interruptedTurn?.turnId !== turnId) throw Errors.approvalNotPending(callId);
+    if (hosted.running || hosted.session.interruptedTurn?.turnId !== turnId)
+      throw Errors.approvalNotPending(callId);
     turn = await continueTurn(hosted, undefined);
     await askedAgain(turn, callId);
   }

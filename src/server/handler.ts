@@ -43,7 +43,11 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
       if (!route) throw Errors.invalidInput(`no route ${request.method} ${new URL(request.url).pathname}`);
       return await answer(route, request, user, host, resolved);
     } catch (error) {
-      if (AgentError.isInstance(error) && error.code === 'INVALID_INPUT' && error.message.includes('no route'))
+      if (
+        AgentError.isInstance(error) &&
+        error.code === 'INVALID_INPUT' &&
+        error.message.includes('no route')
+      )
         return json(404, { error: { code: error.code, message: error.message } });
       return errorResponse(error);
     }
@@ -59,8 +63,7 @@ async function authorize(options: ResolvedHandlerOptions, request: Request): Pro
     user = null;
   }
   const userId = (user as { userId?: unknown } | null)?.userId;
-  if (typeof userId !== 'string' || userId === '')
-    throw Errors.unauthorized();
+  if (typeof userId !== 'string' || userId === '') throw Errors.unauthorized();
   return userId;
 }
 

@@ -52,7 +52,8 @@ export function empty(status: number): Response {
  * carry no secrets: providers redact them); anything else is a 500 that says nothing of its cause.
  */
 export function errorResponse(error: unknown): Response {
-  if (error instanceof BodyTooLarge) return json(413, { error: { code: error.code, message: error.message } });
+  if (error instanceof BodyTooLarge)
+    return json(413, { error: { code: error.code, message: error.message } });
   if (AgentError.isInstance(error)) {
     const status = STATUS[error.code] ?? 500;
     const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};

@@ -23,7 +23,9 @@ export function toNodeListener(
     });
     void serve(handler, req, res, controller).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: '[INTERNAL_ERROR] the server failed' } }));
+      res.end(
+        JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: '[INTERNAL_ERROR] the server failed' } }),
+      );
     });
   };
 }
@@ -66,7 +68,8 @@ async function serve(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      if (!res.write(value))
+        await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
       if (res.destroyed) break;
     }
   } catch {

@@ -37,7 +37,9 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
       context: { estimatedTokens: 0, contextWindow: 1, compactAt: 1 },
     },
     interruptedTurn: interrupted
-      ? interruptedTurnView(interrupted, (name) => interrupted.unfinished.some((c) => c.toolName === name && c.maybeExecuted))
+      ? interruptedTurnView(interrupted, (name) =>
+          interrupted.unfinished.some((c) => c.toolName === name && c.maybeExecuted),
+        )
       : null,
   };
 }
