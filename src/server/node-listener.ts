@@ -52,10 +52,16 @@ async function serve(
     ...(hasBody && { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' }),
   } as RequestInit);
   const response = await handler(request);
+  // An answer given before the body was read (413, 401): drain what the client still sends, so
+  // it can read the answer instead of a reset connection; bounded, then the connection closes.
+  const unread = hasBody && !req.complete;
+  if (unread) drain(req);
   const outHeaders: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     outHeaders[name] = value;
   });
+  // The connection is not reused: what the client still sends of the body would come first.
+  if (unread) outHeaders['connection'] = 'close';
   res.writeHead(response.status, outHeaders);
   if (!response.body) {
     res.end();
@@ -78,4 +84,16 @@ async function serve(
     if (!res.destroyed) res.end();
   }
   if (res.destroyed) void reader.cancel().catch(() => {});
+}
+
+/** The most of an unread body that is drained before the connection is dropped. */
+const DRAIN_BYTES = 8 * 1024 * 1024;
+
+function drain(req: IncomingMessage): void {
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_BYTES) req.destroy();
+  });
+  req.resume();
 }
