@@ -13,6 +13,7 @@ import {
   type Agent,
   type AgentConfig,
   type ModelProvider,
+  type Plugin,
   type SessionLock,
   type SessionStorage,
   type ToolHandler,
@@ -45,6 +46,7 @@ export interface FactoryOptions {
   world?: StorageWorld;
   lock?: SessionLock | null;
   tools?: ToolHandler[];
+  plugins?: Plugin[];
   config?: Partial<AgentConfig>;
 }
 
@@ -58,6 +60,7 @@ export function agentFactory(options: FactoryOptions): (scope: { userId: string 
         sessionStorage: world.storageFor(userId),
         ...(options.lock !== undefined && { lock: options.lock }),
         ...(options.tools && { tools: options.tools }),
+        ...(options.plugins && { plugins: options.plugins }),
         ...(options.config && { config: options.config }),
       })
     ).agent;
