@@ -18,6 +18,7 @@ const external = [
   /^idb(\/|$)/,
   /^minisearch(\/|$)/,
   /^openai(\/|$)/,
+  /^node:/,
 ];
 
 export default defineConfig({
@@ -31,6 +32,8 @@ export default defineConfig({
         openai: 'src/openai.ts',
         testing: 'src/testing/index.ts',
         mcp: 'src/mcp.ts',
+        server: 'src/server.ts',
+        remote: 'src/remote.ts',
       },
       formats: ['es'],
     },

@@ -7,6 +7,8 @@ const entries = {
   openai: './types/src/openai.js',
   testing: './types/src/testing/index.js',
   mcp: './types/src/mcp.js',
+  server: './types/src/server.js',
+  remote: './types/src/remote.js',
 };
 // Every entry of the package's `exports` needs its declarations here.
 const exported = Object.keys(

@@ -11,6 +11,7 @@ import { generateId } from './ids.js';
 import { loadSessionForResume } from './persistence/resume.js';
 import type { SessionInput } from '../machines/session.machine.js';
 import type { LockLease, LockMode } from './ports/session-lock.js';
+import type { SessionStorage } from './ports/storage.js';
 import type { AgentServices } from './runtime/agent-services.js';
 import { showInterruptedTurn } from './runtime/interrupted-turn.js';
 import { TIMED_OUT, withTimeout } from './timeout.js';
@@ -116,6 +117,14 @@ export class Agent {
    */
   get sessionChanges(): Observable<SessionChange> {
     return this.#changes.changes;
+  }
+
+  /**
+   * @internal The registered session storage, or `null`: `youyou-agent/server` lists, deletes
+   * and checks the owner of sessions through it.
+   */
+  get _sessionStorage(): SessionStorage | null {
+    return this.#services.sessionStorage;
   }
 
   /**

@@ -126,6 +126,8 @@ const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSour
     source: 'agent',
     says: ['mcp:notes', 'fetch failed'],
   },
+  UNAUTHORIZED: { make: () => Errors.unauthorized(), source: 'agent', says: ['not authorized'] },
+  SERVER_BUSY: { make: () => Errors.serverBusy(1000), source: 'agent', says: ['1000 open sessions'] },
 };
 
 describe('every error code', () => {

@@ -43,6 +43,8 @@ export const AGENT_ERROR_CODES = [
   'BUDGET_EXCEEDED',
   'COST_UNKNOWN',
   'TOOL_SOURCE_UNAVAILABLE',
+  'UNAUTHORIZED',
+  'SERVER_BUSY',
 ] as const;
 /** Schema of {@link AgentErrorCode}. */
 export const AgentErrorCodeSchema = /* @__PURE__ */ (() => z.enum(AGENT_ERROR_CODES))();

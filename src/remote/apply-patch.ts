@@ -1,0 +1,37 @@
+/**
+ * Applies a `patch` frame to the conversation the client shows: items replaced or grown by
+ * their suffixes, every other item kept as the same object (so a renderer can skip it), and the
+ * turn, totals and meter replaced when the patch carries them. A patch that does not fit the
+ * conversation (an index past its end, growth of a non-assistant item, a hole) is refused.
+ * @module
+ */
+import type { Conversation, ConversationItem } from '../conversation/schema.js';
+import type { ConversationPatch } from './wire.js';
+
+/** The conversation after `patch`; throws a message when the patch does not fit. */
+export function applyPatch(conversation: Conversation, patch: ConversationPatch): Conversation {
+  let items = conversation.items;
+  if (patch.set || patch.grow || patch.length !== items.length) {
+    const next: (ConversationItem | undefined)[] = items.slice(0, patch.length);
+    for (const [index, item] of patch.set ?? []) {
+      if (index >= patch.length) throw new Error(`patch sets item ${index} of ${patch.length}`);
+      next[index] = item;
+    }
+    for (const [index, text, reasoning] of patch.grow ?? []) {
+      const item = next[index];
+      if (item?.kind !== 'assistant') throw new Error(`patch grows item ${index}, which is no answer`);
+      next[index] = { ...item, text: item.text + text, reasoning: item.reasoning + reasoning };
+    }
+    for (let i = 0; i < patch.length; i++) {
+      if (next[i] === undefined) throw new Error(`patch leaves item ${i} unknown`);
+    }
+    items = next as ConversationItem[];
+  }
+  return {
+    items,
+    turn: patch.turn === undefined ? conversation.turn : patch.turn,
+    usage: patch.usage ?? conversation.usage,
+    cost: patch.cost === undefined ? conversation.cost : patch.cost,
+    context: patch.context ?? conversation.context,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * `RemoteAgent`: the browser side of an agent that runs on a server (`youyou-agent/server`), with
+ * the surface of a local `Agent` — `newSession`, `resumeSession`, `listSessions`,
+ * `deleteSession` — and no provider key in the page.
+ * @module
+ */
+import * as z from 'zod/mini';
+import { AgentError } from '../errors.js';
+import { SessionPageSchema, type SessionConfig, type SessionPage } from '../types.js';
+import { call, seg, type RemoteTransport } from './remote-http.js';
+import { RemoteSession } from './remote-session.js';
+import { ReadStateSchema } from './wire.js';
+
+/** Options of {@link RemoteAgent}. */
+export interface RemoteAgentOptions {
+  /** The handler's origin and base path, e.g. `'https://app.example/agent'`. */
+  url: string | URL;
+  /** Sent with every request (e.g. the user's `authorization`); a function is asked each time. */
+  headers?: Record<string, string> | (() => Promise<Record<string, string>>);
+  /** The `fetch` to use. Default: the global one. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * An agent on a server, used from the page.
+ * @example
+ * const agent = new RemoteAgent({ url: '/agent', headers: async () => ({ authorization: `Bearer ${await token()}` }) });
+ * const session = await agent.newSession();
+ * session.conversation.subscribe(render);
+ * await (await session.sendMessage('Hello')).result;
+ */
+export class RemoteAgent {
+  readonly #transport: RemoteTransport;
+
+  constructor(options: RemoteAgentOptions) {
+    const base = String(options.url).replace(/\/+$/, '');
+    const headers = options.headers;
+    const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#transport = {
+      base,
+      headers: typeof headers === 'function' ? headers : async () => headers ?? {},
+      fetch: fetchFn,
+    };
+  }
+
+  /** Opens a new session on the server (`INVALID_INPUT` for a bad config, `SERVER_BUSY`…). */
+  async newSession(config: SessionConfig = {}): Promise<RemoteSession> {
+    return this.#session(await call(this.#transport, 'POST', '/sessions', { config }));
+  }
+
+  /** Opens a stored session (`SESSION_NOT_FOUND` when unknown or another user's). */
+  async resumeSession(sessionId: string): Promise<RemoteSession> {
+    return this.#session(await call(this.#transport, 'GET', `/sessions/${seg(String(sessionId))}`));
+  }
+
+  /** This user's sessions, newest update first. */
+  async listSessions(cursor: string | null = null, limit = 20): Promise<SessionPage> {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (cursor !== null) query.set('cursor', cursor);
+    const parsed = z.safeParse(SessionPageSchema, await call(this.#transport, 'GET', `/sessions?${query}`));
+    if (!parsed.success) throw invalid('a session list of the wrong shape');
+    return parsed.data;
+  }
+
+  /** Deletes a session. */
+  async deleteSession(sessionId: string): Promise<void> {
+    await call(this.#transport, 'DELETE', `/sessions/${seg(String(sessionId))}`);
+  }
+
+  #session(body: unknown): RemoteSession {
+    const parsed = z.safeParse(ReadStateSchema, body);
+    if (!parsed.success) throw invalid('a session state of the wrong shape');
+    const { eventId, ...state } = parsed.data;
+    return new RemoteSession(this.#transport, state, eventId);
+  }
+}
+
+function invalid(what: string): AgentError {
+  return new AgentError('INVALID_INPUT', `the server sent an invalid message: ${what}`);
+}

@@ -1,0 +1,84 @@
+/**
+ * The client's requests: the app's headers on each, JSON in and out, and a failed answer turned
+ * into the `AgentError` the server named (a code the client does not know, or an answer that is
+ * not the server's error shape, is `INTERNAL_ERROR`).
+ * @module
+ */
+import * as z from 'zod/mini';
+import { AgentError } from '../errors.js';
+import { AGENT_ERROR_CODES, type AgentErrorCode } from '../types.js';
+
+/** Where and how to reach the server. */
+export interface RemoteTransport {
+  /** Origin and base path, without a trailing slash. */
+  base: string;
+  headers: () => Promise<Record<string, string>>;
+  fetch: typeof fetch;
+}
+
+const ErrorBodySchema = /* @__PURE__ */ (() =>
+  z.object({ error: z.object({ code: z.string(), message: z.string().check(z.maxLength(10_000)) }) }))();
+
+/** The error of a failed answer. */
+export async function errorOf(response: Response): Promise<AgentError> {
+  let body: unknown = null;
+  try {
+    body = await response.json();
+  } catch {
+    // not JSON: said below
+  }
+  const parsed = z.safeParse(ErrorBodySchema, body);
+  if (!parsed.success)
+    return new AgentError('INTERNAL_ERROR', `the server answered ${response.status} without an error body`);
+  const { code, message } = parsed.data.error;
+  const known = (AGENT_ERROR_CODES as readonly string[]).includes(code);
+  return new AgentError(known ? (code as AgentErrorCode) : 'INTERNAL_ERROR', message, {
+    retryable: response.status === 503,
+  });
+}
+
+/** Sends a request; a network failure is a retryable `INTERNAL_ERROR`. */
+export async function send(
+  transport: RemoteTransport,
+  method: string,
+  path: string,
+  options: { body?: unknown; lastEventId?: string | null; signal?: AbortSignal } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...(await transport.headers()) };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
+  try {
+    return await transport.fetch(`${transport.base}${path}`, {
+      method,
+      headers,
+      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+      ...(options.signal && { signal: options.signal }),
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    throw new AgentError('INTERNAL_ERROR', `the server could not be reached (${method} ${path})`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+}
+
+/** Sends a request and reads its JSON answer (rejects with the server's error). */
+export async function call(
+  transport: RemoteTransport,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await send(transport, method, path, body === undefined ? {} : { body });
+  if (!response.ok) throw await errorOf(response);
+  if (response.status === 204 || response.status === 202) return null;
+  try {
+    return await response.json();
+  } catch (error) {
+    throw new AgentError('INTERNAL_ERROR', 'the server sent an answer that is not JSON', { cause: error });
+  }
+}
+
+/** The path segment of an id. */
+export const seg = (value: string): string => encodeURIComponent(value);

@@ -1,0 +1,252 @@
+/**
+ * `HostedSession`: one session this instance holds for its owner — the `Agent` the factory built
+ * for it, the open `Session`, the frames it streams (every event and every conversation change,
+ * numbered for replay), the turn in flight, and the idle timer that releases it when nothing
+ * uses it.
+ * @module
+ */
+import type { Agent } from '../agent.js';
+import type { Conversation } from '../conversation/schema.js';
+import type { RunningTurn, Session } from '../session.js';
+import type { TurnResult } from '../types.js';
+import { frameId, type SessionState, type WireResult } from '../remote/wire.js';
+import { diffConversation } from './conversation-diff.js';
+import { FrameLog, frameText, type FrameRecord } from './frame-log.js';
+
+/** A comment line every 15 s keeps proxies from closing a quiet stream. */
+export const HEARTBEAT_MS = 15_000;
+
+/** How many ended turns' results a copy remembers for a client that missed their frames. */
+const KEPT_RESULTS = 8;
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-accel-buffering': 'no',
+};
+
+/** What a hosted session is told by its host. */
+export interface HostedSessionOptions {
+  idleTimeoutMs: number;
+  /** Called once the session ended here (closed, released, or taken over by another instance). */
+  onEnded: () => void;
+}
+
+/** One session held by this instance. */
+export class HostedSession {
+  readonly log = new FrameLog();
+  /** The turn in flight, started here. */
+  running: RunningTurn | null = null;
+  #conversation!: Conversation;
+  readonly #results = new Map<string, WireResult>();
+  #streams = 0;
+  #commands = 0;
+  #idle: ReturnType<typeof setTimeout> | null = null;
+  #ended = false;
+  #ending: Promise<void> | null = null;
+
+  constructor(
+    readonly agent: Agent,
+    readonly session: Session,
+    readonly owner: string,
+    private readonly options: HostedSessionOptions,
+  ) {
+    session.conversation.subscribe({
+      next: (state) => {
+        const before = this.#conversation;
+        this.#conversation = state;
+        const patch = before === undefined ? null : diffConversation(before, state);
+        if (patch) this.log.push('patch', patch);
+      },
+      complete: () => this.#end(),
+    });
+    session.events.subscribe((event) => this.log.push('event', event, event.turnId));
+    this.#touch();
+  }
+
+  /** The session id. */
+  get id(): string {
+    return this.session.id;
+  }
+
+  /** Whether the session ended here. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** The session as it is now. */
+  state(): SessionState {
+    return {
+      id: this.session.id,
+      messages: this.session.messages,
+      conversation: this.#conversation,
+      interruptedTurn: interruptedOf(this.session),
+    };
+  }
+
+  /** Runs a command with the idle timer held off. */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    this.#commands++;
+    this.#touch();
+    try {
+      return await work();
+    } finally {
+      this.#commands--;
+      this.#touch();
+    }
+  }
+
+  /** Follows a turn started here: its result becomes a `result` frame. */
+  track(turn: RunningTurn): void {
+    this.running = turn;
+    this.#touch();
+    void turn.result.then(async (result) => {
+      // The conversation shows a turn until its result settles; let that change go out first.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const wire = this.#wireResult(turn.id, result);
+      this.#results.set(turn.id, wire);
+      if (this.#results.size > KEPT_RESULTS) this.#results.delete(this.#results.keys().next().value!);
+      this.log.push('result', wire, turn.id);
+      if (this.running === turn) this.running = null;
+      this.#touch();
+    });
+  }
+
+  /**
+   * An SSE response: what follows `lastEventId` (or the state now, when this copy cannot replay
+   * from there), then every frame as it comes, until the session ends here or, with `untilTurn`,
+   * until that turn's result. Closing it (the client going away) changes nothing else.
+   */
+  stream(lastEventId: string | null, untilTurn: string | null, signal: AbortSignal): Response {
+    let cleanup: () => void = () => {};
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        const encoder = new TextEncoder();
+        let open = true;
+        const ends = (record: FrameRecord) => record.kind === 'result' && record.turnId === untilTurn;
+        const send = (text: string) => {
+          if (open) controller.enqueue(encoder.encode(text));
+        };
+        const finish = () => {
+          if (!open) return;
+          cleanup();
+          try {
+            controller.close();
+          } catch {
+            // already cancelled by the client
+          }
+        };
+        cleanup = () => {
+          if (!open) return;
+          open = false;
+          unlisten();
+          clearInterval(heartbeat);
+          signal.removeEventListener('abort', finish);
+          this.#streams--;
+          this.#touch();
+        };
+        this.#streams++;
+        this.#touch();
+        const replay = this.log.after(lastEventId);
+        let done = false;
+        if (replay === null) {
+          send(frameText(this.log.position, 'state', this.state()));
+          const result = untilTurn === null ? undefined : this.#results.get(untilTurn);
+          done = result !== undefined;
+        } else {
+          for (const record of replay) {
+            send(record.text);
+            if (ends(record)) {
+              done = true;
+              break;
+            }
+          }
+        }
+        const unlisten = this.log.listen((record) => {
+          if (record === null) return finish();
+          send(record.text);
+          if (ends(record)) finish();
+        });
+        const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
+        signal.addEventListener('abort', finish);
+        if (done || this.#ended || signal.aborted) finish();
+      },
+      cancel: () => cleanup(),
+    });
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  }
+
+  /** The result of a turn this copy ran, when it remembers it. */
+  resultOf(turnId: string): WireResult | undefined {
+    return this.#results.get(turnId);
+  }
+
+  /**
+   * Releases the session as a closed page does (no `session_end`, no memory extraction; a
+   * running turn is cancelled), then shuts its agent down.
+   */
+  release(): Promise<void> {
+    this.#ending ??= this.session._release().then(() => this.#shutdown());
+    return this.#ending;
+  }
+
+  /** Closes the session (its full close path), then shuts its agent down. */
+  close(): Promise<void> {
+    this.#ending ??= this.session.close().then(() => this.#shutdown());
+    return this.#ending;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#end();
+    await this.agent.shutdown();
+  }
+
+  #wireResult(turnId: string, result: TurnResult): WireResult {
+    return {
+      turnId,
+      status: result.status,
+      usage: result.usage,
+      cost: result.cost,
+      ...(result.output !== undefined && { output: result.output }),
+      ...(result.error !== undefined && { error: result.error.toJSON() }),
+      messages: [...this.session.messages],
+      interruptedTurn: interruptedOf(this.session),
+    };
+  }
+
+  /** Starts the idle timer when nothing uses the session, stops it otherwise. */
+  #touch(): void {
+    if (this.#idle !== null) {
+      clearTimeout(this.#idle);
+      this.#idle = null;
+    }
+    if (this.#ended || this.running !== null || this.#streams > 0 || this.#commands > 0) return;
+    this.#idle = setTimeout(() => void this.release(), this.options.idleTimeoutMs);
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#idle !== null) clearTimeout(this.#idle);
+    this.log.end();
+    this.options.onEnded();
+    // A session that ended by itself (taken over by another instance) frees its agent too.
+    if (this.#ending === null) this.#ending = this.agent.shutdown();
+  }
+}
+
+/** The id of the position after `seq` in `log` (for answers outside a stream). */
+export function positionOf(session: HostedSession): string {
+  return frameId(session.log.token, session.log.seq);
+}
+
+/** The session's interrupted turn, as plain data for the wire. */
+function interruptedOf(session: Session): WireResult['interruptedTurn'] {
+  const turn = session.interruptedTurn;
+  if (!turn) return null;
+  return {
+    ...turn,
+    pendingApprovals: [...turn.pendingApprovals],
+    unfinishedToolCalls: [...turn.unfinishedToolCalls],
+  };
+}

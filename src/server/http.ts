@@ -1,0 +1,113 @@
+/**
+ * The HTTP vocabulary of the handler: JSON answers, errors as `{ error: { code, message } }`
+ * with the status each code maps to, and request bodies read with a size and a time limit.
+ * @module
+ */
+import { AgentError, Errors } from '../errors.js';
+import type { AgentErrorCode } from '../types.js';
+
+/** The largest request body the handler reads: 1 MiB. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** How long a request body may take to arrive. */
+export const BODY_TIMEOUT_MS = 30_000;
+
+/** The HTTP status of each error code the handler answers with; others are 500. */
+const STATUS: Partial<Record<AgentErrorCode, number>> = {
+  UNAUTHORIZED: 401,
+  SESSION_NOT_FOUND: 404,
+  INVALID_INPUT: 400,
+  MODEL_NOT_SUPPORTED: 400,
+  TURN_BUSY: 409,
+  SESSION_BUSY: 409,
+  SESSION_LOCKED: 409,
+  SESSION_CLOSED: 409,
+  APPROVAL_PENDING: 409,
+  APPROVAL_NOT_PENDING: 409,
+  SERVER_BUSY: 503,
+};
+
+/** A body over {@link MAX_BODY_BYTES}: 413 with code `INVALID_INPUT`. */
+export class BodyTooLarge extends AgentError {
+  constructor() {
+    super('INVALID_INPUT', `the request body is over ${MAX_BODY_BYTES} bytes`);
+  }
+}
+
+/** A JSON answer. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+/** An empty answer (204, 202). */
+export function empty(status: number): Response {
+  return new Response(null, { status, headers: { 'cache-control': 'no-store' } });
+}
+
+/**
+ * The answer for a failure. An `AgentError` keeps its code and message (the runtime's messages
+ * carry no secrets: providers redact them); anything else is a 500 that says nothing of its cause.
+ */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof BodyTooLarge)
+    return json(413, { error: { code: error.code, message: error.message } });
+  if (AgentError.isInstance(error)) {
+    const status = STATUS[error.code] ?? 500;
+    const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
+    return json(status, { error: { code: error.code, message: error.message } }, headers);
+  }
+  return json(500, { error: { code: 'INTERNAL_ERROR', message: '[INTERNAL_ERROR] the server failed' } });
+}
+
+/**
+ * The request's JSON body; an empty body is `{}`. Bounded: more than {@link MAX_BODY_BYTES}
+ * rejects with {@link BodyTooLarge} as soon as it is seen (a `content-length` over it is not
+ * read at all), and a body still arriving after {@link BODY_TIMEOUT_MS} is `INVALID_INPUT`.
+ */
+export async function readJson(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new BodyTooLarge();
+  if (!request.body) return {};
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    void reader.cancel().catch(() => {});
+  }, BODY_TIMEOUT_MS);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        void reader.cancel().catch(() => {});
+        throw new BodyTooLarge();
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw error;
+    throw Errors.invalidInput('the request body could not be read');
+  } finally {
+    clearTimeout(timer);
+  }
+  if (late) throw Errors.invalidInput(`the request body did not arrive within ${BODY_TIMEOUT_MS} ms`);
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw Errors.invalidInput('the request body is not valid JSON');
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * `toNodeListener`: a web-standard handler on `node:http`. The request becomes a `Request` whose
+ * `signal` aborts when the client goes away; the `Response` is written as it streams.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * Adapts `handler` to `node:http`'s `(req, res)`.
+ * @example
+ * import { createServer } from 'node:http';
+ * createServer(toNodeListener(createAgentHandler(options))).listen(3000, '127.0.0.1');
+ */
+export function toNodeListener(
+  handler: (request: Request) => Promise<Response>,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const controller = new AbortController();
+    // The client went away before the answer ended.
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    void serve(handler, req, res, controller).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: '[INTERNAL_ERROR] the server failed' } }),
+      );
+    });
+  };
+}
+
+async function serve(
+  handler: (request: Request) => Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  controller: AbortController,
+): Promise<void> {
+  const host = req.headers.host ?? 'localhost';
+  const url = new URL(req.url ?? '/', `http://${host}`);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  const request = new Request(url, {
+    method: req.method ?? 'GET',
+    headers,
+    signal: controller.signal,
+    ...(hasBody && { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' }),
+  } as RequestInit);
+  const response = await handler(request);
+  // An answer given before the body was read (413, 401): drain what the client still sends, so
+  // it can read the answer instead of a reset connection; bounded, then the connection closes.
+  const unread = hasBody && !req.complete;
+  if (unread) drain(req);
+  const outHeaders: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    outHeaders[name] = value;
+  });
+  // The connection is not reused: what the client still sends of the body would come first.
+  if (unread) outHeaders['connection'] = 'close';
+  res.writeHead(response.status, outHeaders);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  controller.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value))
+        await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      if (res.destroyed) break;
+    }
+  } catch {
+    // the client went away, or the body failed: end what was sent
+  } finally {
+    if (!res.destroyed) res.end();
+  }
+  if (res.destroyed) void reader.cancel().catch(() => {});
+}
+
+/** The most of an unread body that is drained before the connection is dropped. */
+const DRAIN_BYTES = 8 * 1024 * 1024;
+
+function drain(req: IncomingMessage): void {
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_BYTES) req.destroy();
+  });
+  req.resume();
+}

@@ -1,0 +1,69 @@
+/**
+ * Who owns a session: the user who created it, recorded in the session itself (a `metadata`
+ * event `session_owner`), so every instance on the same storage checks the same owner, whatever
+ * storage the agent factory builds. A per-user storage namespace is a second wall, not the only
+ * one.
+ * @module
+ */
+import * as z from 'zod/mini';
+import type { SessionStorage } from '../ports/storage.js';
+import type { SessionEvent } from '../types.js';
+
+/** The metadata key of the owner record. */
+export const SESSION_OWNER_KEY = 'session_owner';
+
+const OwnerSchema = /* @__PURE__ */ (() => z.looseObject({ userId: z.string() }))();
+
+/** The owner event of a new session. */
+export function ownerEvent(userId: string): SessionEvent {
+  return {
+    timestamp: new Date().toISOString(),
+    payload: { type: 'metadata', key: SESSION_OWNER_KEY, value: { userId } },
+  };
+}
+
+/** The owner a session's stored events name, or `null` when none does. */
+export function ownerOf(events: readonly SessionEvent[]): string | null {
+  for (const event of events) {
+    const { payload } = event;
+    if (payload.type !== 'metadata' || payload.key !== SESSION_OWNER_KEY) continue;
+    const parsed = z.safeParse(OwnerSchema, payload.value);
+    if (parsed.success) return parsed.data.userId;
+  }
+  return null;
+}
+
+/**
+ * The owners this instance has seen, so a session's events are read once per instance to check
+ * them: an owner never changes, and a deleted session is forgotten.
+ */
+export class OwnerCache {
+  readonly #owners = new Map<string, string>();
+  static readonly LIMIT = 100_000;
+
+  /** Records the owner of a session. */
+  set(sessionId: string, userId: string): void {
+    if (this.#owners.size >= OwnerCache.LIMIT) this.#owners.delete(this.#owners.keys().next().value!);
+    this.#owners.set(sessionId, userId);
+  }
+
+  /** Forgets a session. */
+  delete(sessionId: string): void {
+    this.#owners.delete(sessionId);
+  }
+
+  /**
+   * Whether `userId` owns the session: from the cache, else from its stored events (`null`
+   * events: an unknown session, owned by nobody).
+   */
+  async owns(userId: string, sessionId: string, storage: SessionStorage | null): Promise<boolean> {
+    const known = this.#owners.get(sessionId);
+    if (known !== undefined) return known === userId;
+    if (!storage) return false;
+    const events = await storage.loadSession(sessionId);
+    const owner = events === null ? null : ownerOf(events);
+    if (owner === null) return false;
+    this.set(sessionId, owner);
+    return owner === userId;
+  }
+}

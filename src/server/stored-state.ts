@@ -1,0 +1,45 @@
+/**
+ * A session another instance holds, read from storage without taking it over: its stored
+ * messages, the conversation a resume would show (without the live parts: the streaming text,
+ * and the context meter, which only the holder measures) and its interrupted turn.
+ * @module
+ */
+import type { Agent } from '../agent.js';
+import { systemClock } from '../clock.js';
+import { itemsFromStoredEvents } from '../conversation/from-stored-events.js';
+import { Errors } from '../errors.js';
+import { loadSessionForResume } from '../persistence/resume.js';
+import { storedUsageTotals } from '../persistence/usage-records.js';
+import { interruptedTurnView } from '../runtime/interrupted-turn.js';
+import type { SessionState } from '../remote/wire.js';
+
+/** How long reading a stored session may take. */
+const READ_TIMEOUT_MS = 30_000;
+
+/** The stored state of `sessionId`, through `agent`'s storage. */
+export async function storedState(agent: Agent, sessionId: string): Promise<SessionState> {
+  const storage = agent._sessionStorage;
+  if (!storage) throw Errors.sessionNotFound(sessionId);
+  const loaded = await loadSessionForResume(storage, sessionId, {
+    timeoutMs: READ_TIMEOUT_MS,
+    clock: systemClock,
+  });
+  const { usage, cost } = storedUsageTotals(loaded.events);
+  const interrupted = loaded.interrupted;
+  return {
+    id: sessionId,
+    messages: loaded.messages,
+    conversation: {
+      items: itemsFromStoredEvents(loaded.events).snapshot(),
+      turn: interrupted ? { id: interrupted.turnId, status: 'running' } : null,
+      usage,
+      cost,
+      context: { estimatedTokens: 0, contextWindow: 1, compactAt: 1 },
+    },
+    interruptedTurn: interrupted
+      ? interruptedTurnView(interrupted, (name) =>
+          interrupted.unfinished.some((c) => c.toolName === name && c.maybeExecuted),
+        )
+      : null,
+  };
+}

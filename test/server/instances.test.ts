@@ -1,0 +1,198 @@
+/**
+ * Several instances on one storage: two handlers in one process share the session storage and a
+ * session lock (the in-process stand-in for a database lock). A session is open on one instance
+ * at a time; a command on the other takes it over, except a new turn or continue while a turn
+ * runs there (409 TURN_BUSY); reads never take over; an approval decided on the other instance
+ * continues the turn there; a cancel there discards it; and after the instance that ran a turn is
+ * gone, `continueTurn()` finishes it on another.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { defineTool } from '../../src/index.js';
+import { reply, ScriptedModelProvider, type ScriptItem, type ScriptStep } from '../../src/testing/index.js';
+import { SharedSessionLock } from '../support/shared-lock.js';
+import { inMemoryWorld, remoteFor, startHandler, type RunningServer } from './support.js';
+
+const servers: RunningServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const transfer = defineTool({
+  name: 'transfer',
+  description: 'Moves money',
+  parameters: z.object({ amount: z.number() }),
+  mutating: true,
+  needsApproval: true,
+  execute: async ({ arguments: { amount } }) => `moved ${amount}`,
+});
+
+/** Two instances, A and B, on one storage and one lock. */
+async function twoInstances(script: ScriptStep[]) {
+  const world = inMemoryWorld();
+  const lock = new SharedSessionLock();
+  const provider = new ScriptedModelProvider({ script });
+  const a = await startHandler({ provider, world, lock: lock.forHolder('A'), tools: [transfer] });
+  const b = await startHandler({ provider, world, lock: lock.forHolder('B'), tools: [transfer] });
+  servers.push(a, b);
+  return { world, lock, a, b };
+}
+
+async function post(server: RunningServer, path: string, body?: unknown) {
+  const response = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return response;
+}
+
+/** Reads an SSE answer until a frame whose text contains `marker`; returns everything read. */
+async function readUntil(response: Response, marker: string): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes(marker)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  void reader.cancel();
+  return text;
+}
+
+const never = new Promise(() => {});
+const hanging: ScriptItem[] = [
+  { type: 'text_delta', text: 'Thinking' },
+  { type: 'wait', until: never },
+];
+
+describe('two instances on one storage', () => {
+  it('a command on the other instance takes the session over; reads do not', async () => {
+    const { lock, a, b } = await twoInstances([reply.text('one')]);
+    const session = await remoteFor(a.url, 'alice').newSession();
+    expect(lock.holderOf(session.id)).toBe('A');
+    const read = await fetch(`${b.url}/sessions/${session.id}`, {
+      headers: { authorization: 'Bearer alice' },
+    });
+    expect(read.status).toBe(200);
+    const events = await fetch(`${b.url}/sessions/${session.id}/events`, {
+      headers: { authorization: 'Bearer alice' },
+    });
+    expect(await readUntil(events, 'event: state')).toContain('event: state');
+    expect(lock.holderOf(session.id)).toBe('A');
+    expect((await post(b, `/sessions/${session.id}/discard`)).status).toBe(204);
+    expect(lock.holderOf(session.id)).toBe('B');
+    expect(lock.steals).toBe(1);
+    // A turn on B now runs there.
+    const onB = await remoteFor(b.url, 'alice').resumeSession(session.id);
+    expect((await (await onB.sendMessage('go')).result).status).toBe('completed');
+  });
+
+  it('a new turn or continue while a turn runs on the other instance is 409 TURN_BUSY', async () => {
+    const { lock, a, b } = await twoInstances([hanging]);
+    const session = await remoteFor(a.url, 'alice').newSession();
+    const turn = await session.sendMessage('think');
+    await new Promise<void>((resolve) =>
+      turn.events.subscribe((e) => e.payload.type === 'text_delta' && resolve()),
+    );
+    for (const [path, body] of [
+      [`/sessions/${session.id}/turns`, { input: 'me too' }],
+      [`/sessions/${session.id}/continue`, {}],
+    ] as const) {
+      const answer = await post(b, path, body);
+      expect([
+        path,
+        answer.status,
+        ((await answer.json()) as { error: { code: string } }).error.code,
+      ]).toEqual([path, 409, 'TURN_BUSY']);
+    }
+    expect(lock.holderOf(session.id)).toBe('A');
+    turn.cancel();
+    expect((await turn.result).status).toBe('cancelled');
+  });
+
+  it('an approval decided on the other instance continues the turn there', async () => {
+    const { lock, a, b } = await twoInstances([
+      reply.toolCalls([{ name: 'transfer', arguments: { amount: 7 }, callId: 'c1' }]),
+      reply.text('Moved it.'),
+    ]);
+    const session = await remoteFor(a.url, 'alice').newSession();
+    const turn = await session.sendMessage('move 7');
+    await new Promise<void>((resolve) =>
+      turn.events.subscribe((e) => e.payload.type === 'approval_requested' && resolve()),
+    );
+    const decided = await post(b, `/sessions/${session.id}/turns/${turn.id}/approvals/c1`, {
+      approved: true,
+    });
+    expect(decided.status).toBe(204);
+    expect(lock.holderOf(session.id)).toBe('B');
+    const follow = await fetch(`${b.url}/sessions/${session.id}/events`, {
+      headers: { authorization: 'Bearer alice' },
+    });
+    const text = await readUntil(follow, '"Moved it."');
+    expect(text).toContain('moved 7');
+    const onB = await remoteFor(b.url, 'alice').resumeSession(session.id);
+    expect(onB.messages.map((m) => m.type)).toEqual([
+      'user',
+      'assistant',
+      'tool_call',
+      'tool_result',
+      'assistant',
+    ]);
+  });
+
+  it('a cancel on the other instance discards the turn taken over', async () => {
+    const { world, a, b } = await twoInstances([hanging]);
+    const session = await remoteFor(a.url, 'alice').newSession();
+    const turn = await session.sendMessage('think');
+    await new Promise<void>((resolve) =>
+      turn.events.subscribe((e) => e.payload.type === 'text_delta' && resolve()),
+    );
+    expect((await post(b, `/sessions/${session.id}/turns/${turn.id}/cancel`)).status).toBe(202);
+    const stored = (await world.storageFor('alice').loadSession(session.id))!;
+    const ended = stored.filter((e) => e.payload.type === 'metadata' && e.payload.key === 'turn_ended');
+    expect(ended.map((e) => (e.payload as { value: { status: string } }).value.status)).toEqual([
+      'cancelled',
+    ]);
+  });
+
+  it('continueTurn() after the instance that ran the turn is gone', async () => {
+    const { lock, a, b } = await twoInstances([
+      reply.toolCalls([{ name: 'transfer', arguments: { amount: 3 }, callId: 'c3' }]),
+      reply.text('Moved 3.'),
+    ]);
+    let target = a.origin;
+    const routed: typeof fetch = (input, init) =>
+      fetch(String(input).replace(/^http:\/\/127\.0\.0\.1:\d+/, target), init);
+    const session = await remoteFor(`${a.origin}/agent`, 'alice', routed).newSession();
+    const turn = await session.sendMessage('move 3');
+    await new Promise<void>((resolve) =>
+      turn.events.subscribe((e) => e.payload.type === 'approval_requested' && resolve()),
+    );
+    // Instance A dies: its lease goes with it, its connections drop, the client turns to B.
+    lock.crash('A');
+    target = b.origin;
+    await a.close();
+    const lost = await turn.result;
+    expect(lost.status).toBe('failed');
+    expect(lost.error?.code).toBe('SESSION_CLOSED');
+    expect(session.interruptedTurn).toMatchObject({ turnId: turn.id, reason: 'awaiting_approval' });
+    const continued = await session.continueTurn();
+    expect(continued.id).toBe(turn.id);
+    continued.events.subscribe(
+      (e) => e.payload.type === 'approval_requested' && void continued.approve(e.payload.callId),
+    );
+    const result = await continued.result;
+    expect(result.status).toBe('completed');
+    expect(lock.holderOf(session.id)).toBe('B');
+    expect(session.messages.map((m) => m.type)).toEqual([
+      'user',
+      'assistant',
+      'tool_call',
+      'tool_result',
+      'assistant',
+    ]);
+    expect(session.interruptedTurn).toBeNull();
+  });
+});
