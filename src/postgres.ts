@@ -12,3 +12,4 @@ export type { PostgresOptions } from './postgres/options.js';
 export { migratePostgres, SCHEMA_VERSION } from './postgres/migrations.js';
 export { PostgresSessionStorage, type PostgresSessionStorageOptions } from './postgres/session-storage.js';
 export { PostgresMemoryStorage } from './postgres/memory-storage.js';
+export { PostgresSessionLock, type PostgresSessionLockOptions } from './postgres/session-lock.js';
