@@ -185,6 +185,7 @@ export class PostgresSessionLock implements SessionLock {
   /** Waits for a bell about the session, the poll interval, or the abort (which rejects). */
   #pause(sessionId: string, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
       let waiters = this.#waiters.get(sessionId);
       if (!waiters) this.#waiters.set(sessionId, (waiters = new Set()));
       const done = () => {
