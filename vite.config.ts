@@ -18,6 +18,8 @@ const external = [
   /^idb(\/|$)/,
   /^minisearch(\/|$)/,
   /^openai(\/|$)/,
+  /^pg(\/|$)/,
+  /^@electric-sql\/pglite(\/|$)/,
 ];
 
 export default defineConfig({
@@ -31,6 +33,7 @@ export default defineConfig({
         openai: 'src/openai.ts',
         testing: 'src/testing/index.ts',
         mcp: 'src/mcp.ts',
+        postgres: 'src/postgres.ts',
       },
       formats: ['es'],
     },

@@ -7,6 +7,7 @@ const entries = {
   openai: './types/src/openai.js',
   testing: './types/src/testing/index.js',
   mcp: './types/src/mcp.js',
+  postgres: './types/src/postgres.js',
 };
 // Every entry of the package's `exports` needs its declarations here.
 const exported = Object.keys(
