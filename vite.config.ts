@@ -19,6 +19,8 @@ const external = [
   /^minisearch(\/|$)/,
   /^openai(\/|$)/,
   /^node:/,
+  /^pg(\/|$)/,
+  /^@electric-sql\/pglite(\/|$)/,
 ];
 
 export default defineConfig({
@@ -34,6 +36,7 @@ export default defineConfig({
         mcp: 'src/mcp.ts',
         server: 'src/server.ts',
         remote: 'src/remote.ts',
+        postgres: 'src/postgres.ts',
       },
       formats: ['es'],
     },
@@ -48,6 +51,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // One real PostgreSQL server for the run (the postgres tests make a database each).
+    globalSetup: ['test/support/postgres-server.ts'],
     testTimeout: 20_000,
     // The dropped-session-handle tests force garbage collection (global.gc).
     execArgv: ['--expose-gc'],
