@@ -47,6 +47,7 @@ import type {
   ValidateOutputInput,
   ValidateOutputOutput,
 } from './turn.types.js';
+import type { RepeatCounts } from '../src/tools/repeated-calls.js';
 
 export type * from './turn.types.js';
 
@@ -100,6 +101,8 @@ export interface TurnContext extends TurnInput {
   /** The attempt of the current request (1 for the first). */
   attempt: number;
   toolCallCount: number;
+  /** How many times each call (tool and arguments) was made in this turn: the repeated-call guard's counts. */
+  repeatCounts: RepeatCounts;
   pendingToolCalls: ToolCallRef[];
   /** Calls of the pending batch that wait for the user. */
   awaitingApprovals: AwaitedApproval[];
@@ -220,8 +223,9 @@ export const turnMachine = /* @__PURE__ */ setup({
     recordFailure: assign((_, params: { error: AgentError }) => ({ lastError: params.error })),
     nextAttempt: assign(({ context }) => ({ attempt: context.attempt + 1, lastError: null })),
     /** The batch is done: its calls are counted, its approval state is spent. */
-    countToolCalls: assign(({ context }, params: { count: number }) => ({
+    countToolCalls: assign(({ context }, params: ToolBatchOutput) => ({
       toolCallCount: context.toolCallCount + params.count,
+      repeatCounts: params.repeatCounts,
       pendingToolCalls: [],
       awaitingApprovals: [],
       approvalDecisions: [],
@@ -307,6 +311,7 @@ export const turnMachine = /* @__PURE__ */ setup({
     ...input,
     attempt: 1,
     toolCallCount: 0,
+    repeatCounts: {},
     pendingToolCalls: [],
     awaitingApprovals: [],
     approvalDecisions: [],
@@ -581,6 +586,7 @@ export const turnMachine = /* @__PURE__ */ setup({
             ...ids(context),
             calls: context.pendingToolCalls,
             denied: context.approvalDecisions.filter((decision) => !decision.approved),
+            repeatCounts: context.repeatCounts,
           })),
           exit: 'stopStep',
           on: {
@@ -592,13 +598,13 @@ export const turnMachine = /* @__PURE__ */ setup({
               {
                 guard: 'cancelRequested',
                 target: '#turn.cancelling',
-                actions: { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
+                actions: { type: 'countToolCalls', params: ({ event }) => event.output },
               },
               {
                 guard: { type: 'toolLimitReached', params: ({ event }) => ({ count: event.output.count }) },
                 target: '#turn.finishing',
                 actions: [
-                  { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
+                  { type: 'countToolCalls', params: ({ event }) => event.output },
                   'finishAtToolLimit',
                   {
                     type: 'noteToolLimitReached',
@@ -608,7 +614,7 @@ export const turnMachine = /* @__PURE__ */ setup({
               },
               {
                 target: 'preparing',
-                actions: { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
+                actions: { type: 'countToolCalls', params: ({ event }) => event.output },
               },
             ],
             'runToolBatch.error': FAIL_ON_CRASH,

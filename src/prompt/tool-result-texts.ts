@@ -64,6 +64,10 @@ export const deniedByPolicy = (reason?: string): string =>
 /** Nobody decided within the approval timeout. */
 export const approvalTimedOut = (): string => 'Tool call denied: approval timed out before anyone decided.';
 
+/** The same call (tool and arguments) was already made `times` times in this turn (`maxRepeatedToolCalls`). */
+export const repeated = (times: number): string =>
+  `Tool call not run: the same call was made ${times} times in this turn already; its results are above.`;
+
 /** `execute` threw or rejected. */
 export const failed = (name: string, error: unknown): string =>
   `Tool '${name}' failed: ${describeError(error)}`;
