@@ -94,11 +94,22 @@ export const MessageStatusSchema = /* @__PURE__ */ (() => z.enum(['complete', 'i
 /** `incomplete`: the assistant message was cut short (cancel, or a failure after output). */
 export type MessageStatus = z.infer<typeof MessageStatusSchema>;
 
+/** Schema of {@link ProviderItems}. */
+export const ProviderItemsSchema = /* @__PURE__ */ (() =>
+  z.strictObject({ provider: z.string(), model: z.string(), items: z.array(z.unknown()) }))();
+/**
+ * A provider's own record of one response (e.g. the Responses API's output items, reasoning
+ * included), opaque to the runtime: stored with the assistant message so that the provider can
+ * send it back exactly. Only the provider `provider` uses it, and only for model `model`.
+ */
+export type ProviderItems = z.infer<typeof ProviderItemsSchema>;
+
 // The fields each message kind carries; the stored session events reuse them (same shapes).
 const userFields = /* @__PURE__ */ (() => ({ content: z.array(ContentBlockSchema) }))();
 const assistantFields = /* @__PURE__ */ (() => ({
   content: z.array(ContentBlockSchema),
   status: MessageStatusSchema,
+  providerItems: z.optional(ProviderItemsSchema),
 }))();
 const toolCallFields = /* @__PURE__ */ (() => ({
   callId: z.string(),
@@ -279,6 +290,8 @@ export const ChatEventSchema = /* @__PURE__ */ (() =>
       cost: z.optional(z.number()),
     }),
     z.strictObject({ type: z.literal('done'), finishReason: z.string() }),
+    // Optional: the response's own items, stored on its assistant message (`providerItems`).
+    z.strictObject({ type: z.literal('response_items'), ...ProviderItemsSchema.def.shape }),
     // Optional: a piece of a tool call's arguments as it streams (the complete `tool_call` follows).
     z.strictObject({
       type: z.literal('tool_call_delta'),

@@ -21,6 +21,7 @@ import type {
   ChatRequest,
   Message,
   ModelInfo,
+  ProviderItems,
   TokenUsage,
   ToolCallRequest,
   ToolSpec,
@@ -87,6 +88,8 @@ export async function streamModel(
   let usage: TokenUsage | null = null;
   let cost: number | undefined;
   let finishReason: string | null = null;
+  // The provider's own record of the response; kept only if the response completes.
+  let providerItems: ProviderItems | undefined;
   const started = scope.clock.now();
   // Set while the step handles an event: what throws then (other than an invalid event) is the
   // runtime's own bug, labelled at the seam, not the provider's failure.
@@ -151,6 +154,13 @@ export async function streamModel(
           cost = typeof event.cost === 'number' ? event.cost : undefined;
           break;
         }
+        case 'response_items': {
+          const { provider, model, items } = event;
+          if (typeof provider !== 'string' || typeof model !== 'string' || !Array.isArray(items))
+            throw invalidEvent(scope.provider, event);
+          providerItems = { provider, model, items };
+          break;
+        }
         case 'done':
           if (typeof event.finishReason !== 'string') throw invalidEvent(scope.provider, event);
           finishReason = event.finishReason;
@@ -195,6 +205,7 @@ export async function streamModel(
     type: 'assistant',
     content: draft.text ? [{ type: 'text', text: draft.text }] : [],
     status: 'complete',
+    ...(providerItems && { providerItems }),
   });
   scope.pendingCalls.clear();
   for (const call of toolCalls) {
