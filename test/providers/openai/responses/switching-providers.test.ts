@@ -12,7 +12,12 @@ import { createTestAgent } from '../../../support/agent.js';
 import { sseEvent } from '../../../support/chat-completions-server.js';
 import { chatModel } from '../../../support/models.js';
 import { textStream } from '../../../support/responses-derived.js';
-import { doneItems, readResponsesStream, streamBodies, withResponsesServer } from '../../../support/responses-server.js';
+import {
+  doneItems,
+  readResponsesStream,
+  streamBodies,
+  withResponsesServer,
+} from '../../../support/responses-server.js';
 
 const local = withResponsesServer();
 const calculator = defineTool({
@@ -21,7 +26,9 @@ const calculator = defineTool({
   parameters: z.object({ a: z.number(), b: z.number(), op: z.string() }),
   execute: async ({ arguments: { a, b, op } }) => String(op === 'add' ? a + b : a * b),
 });
-const LOOP = [1, 2, 3, 4].map((n) => readResponsesStream(`vercel-openai-reasoning-encrypted-content-step${n}.sse`));
+const LOOP = [1, 2, 3, 4].map((n) =>
+  readResponsesStream(`vercel-openai-reasoning-encrypted-content-step${n}.sse`),
+);
 
 /** A Chat Completions answer: `text`, or one call of `calculator`. */
 function chatAnswer(answer: { text: string } | { call: string; args: string }): string {
@@ -29,7 +36,18 @@ function chatAnswer(answer: { text: string } | { call: string; args: string }): 
   const delta =
     'text' in answer
       ? { role: 'assistant', content: answer.text }
-      : { role: 'assistant', content: null, tool_calls: [{ index: 0, id: answer.call, type: 'function', function: { name: 'calculator', arguments: answer.args } }] };
+      : {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              index: 0,
+              id: answer.call,
+              type: 'function',
+              function: { name: 'calculator', arguments: answer.args },
+            },
+          ],
+        };
   const finish = 'text' in answer ? 'stop' : 'tool_calls';
   return (
     sseEvent({ ...base, choices: [{ index: 0, delta, finish_reason: null }] }) +
@@ -38,9 +56,15 @@ function chatAnswer(answer: { text: string } | { call: string; args: string }): 
   );
 }
 
-const chatProvider = () => new OpenAIProvider({ baseURL: local.server.baseURL, apiKey: 'sk-test-key', models: [chatModel('m')] });
+const chatProvider = () =>
+  new OpenAIProvider({ baseURL: local.server.baseURL, apiKey: 'sk-test-key', models: [chatModel('m')] });
 
-async function turn(provider: ModelProvider, storage: InMemorySessionStorage, text: string, sessionId?: string) {
+async function turn(
+  provider: ModelProvider,
+  storage: InMemorySessionStorage,
+  text: string,
+  sessionId?: string,
+) {
   const { agent } = await createTestAgent({ provider, tools: [calculator], sessionStorage: storage });
   const session = sessionId ? await agent.resumeSession(sessionId) : await agent.newSession();
   const result = await (await session.sendMessage(text)).result;
@@ -58,7 +82,12 @@ describe('switching providers mid-session', () => {
     local.server.respondWith(streamBodies(LOOP));
     const id = await turn(local.provider(), storage, 'Compute.');
 
-    local.server.respondWith(streamBodies([chatAnswer({ call: 'call_cc_1', args: '{"a":2,"b":3,"op":"add"}' }), chatAnswer({ text: 'Five.' })]));
+    local.server.respondWith(
+      streamBodies([
+        chatAnswer({ call: 'call_cc_1', args: '{"a":2,"b":3,"op":"add"}' }),
+        chatAnswer({ text: 'Five.' }),
+      ]),
+    );
     await turn(chatProvider(), storage, 'And 2+3?', id);
     const chat = JSON.stringify(local.server.requests[4]!.body);
     expect(local.server.requests[4]!.url).toBe('/v1/chat/completions');
@@ -77,7 +106,12 @@ describe('switching providers mid-session', () => {
     // The Chat Completions turn: plain text and a call without an id, its output by call_id.
     expect(input.slice(own.length + 4)).toEqual([
       { role: 'user', content: 'And 2+3?' },
-      { type: 'function_call', call_id: 'call_cc_1', name: 'calculator', arguments: '{"a":2,"b":3,"op":"add"}' },
+      {
+        type: 'function_call',
+        call_id: 'call_cc_1',
+        name: 'calculator',
+        arguments: '{"a":2,"b":3,"op":"add"}',
+      },
       { type: 'function_call_output', call_id: 'call_cc_1', output: '5' },
       { role: 'assistant', content: 'Five.' },
       { role: 'user', content: 'Thanks.' },
@@ -87,7 +121,12 @@ describe('switching providers mid-session', () => {
   it('Chat Completions → Responses, and to a Responses provider of another id: no reasoning, no item ids', async () => {
     const storage = new InMemorySessionStorage();
     local.server.requests.length = 0;
-    local.server.respondWith(streamBodies([chatAnswer({ call: 'call_x', args: '{"a":1,"b":1,"op":"add"}' }), chatAnswer({ text: 'Two.' })]));
+    local.server.respondWith(
+      streamBodies([
+        chatAnswer({ call: 'call_x', args: '{"a":1,"b":1,"op":"add"}' }),
+        chatAnswer({ text: 'Two.' }),
+      ]),
+    );
     const id = await turn(chatProvider(), storage, '1+1?');
 
     local.server.respondWith(streamBodies(LOOP));
@@ -108,7 +147,9 @@ describe('switching providers mid-session', () => {
     expect(text).not.toContain('encrypted_content');
     expect(text).not.toContain('"type":"reasoning"');
     expect(text).not.toMatch(ITEM_ID);
-    const calls = (sent['input'] as Record<string, unknown>[]).filter((item) => item['type'] === 'function_call');
+    const calls = (sent['input'] as Record<string, unknown>[]).filter(
+      (item) => item['type'] === 'function_call',
+    );
     expect(calls.map((call) => Object.keys(call).sort())).toEqual(
       Array(4).fill(['arguments', 'call_id', 'name', 'type']),
     );
