@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { Errors, type AgentError } from '../../errors.js';
+import { Errors } from '../../errors.js';
 import { READS_REQUEST_ONLY, type ModelProvider } from '../../ports/model-provider.js';
 import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../types.js';
 import { parseInput } from '../../validate.js';
@@ -125,7 +125,7 @@ export class OpenAIProvider implements ModelProvider {
     try {
       yield* this.#chat(request, signal);
     } catch (error) {
-      throw this.#redactor.error(this.#toAgentError(error, signal));
+      throw this.#redactor.error(sdkFailure(this.id, error, signal, this.#redactor));
     }
   }
 
@@ -139,7 +139,7 @@ export class OpenAIProvider implements ModelProvider {
         ...(this.#headers && { headers: this.#headers }),
       });
     } catch (error) {
-      throw this.#toAgentError(error, signal);
+      throw sdkFailure(this.id, error, signal, this.#redactor);
     }
     const assembler = new ChatStreamAssembler({
       providerId: this.id,
@@ -157,7 +157,7 @@ export class OpenAIProvider implements ModelProvider {
           // Once the finish reason is in, the output is complete: a connection that drops before
           // the usage chunk or `[DONE]` costs only the usage (like streams recorded without [DONE]).
           if (assembler.finishReason !== undefined && !signal.aborted && isTransportFailure(error)) break;
-          throw this.#toAgentError(error, signal);
+          throw sdkFailure(this.id, error, signal, this.#redactor);
         }
         // A stream may end quietly when the request is aborted (the SDK's does); we do not.
         if (signal.aborted) throw Errors.requestCancelled();
@@ -179,10 +179,6 @@ export class OpenAIProvider implements ModelProvider {
   /** Sends the request (see {@link openStream}). */
   #request(body: ReturnType<typeof toWireRequest>, options: ChatRequestOptions): Promise<ChatChunkStream> {
     return openStream(this.#client.chat.completions.create(body, options), options.signal);
-  }
-
-  #toAgentError(error: unknown, signal: AbortSignal): AgentError {
-    return sdkFailure(this.id, error, signal, this.#redactor);
   }
 }
 

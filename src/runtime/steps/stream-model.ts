@@ -15,6 +15,8 @@ import type { ModelProvider } from '../../ports/model-provider.js';
 import { responseCost } from '../../providers/cost.js';
 import type { TurnPrompt } from '../../prompt/session-prompt.js';
 import { toolCallArguments } from '../../tools/parse-arguments.js';
+import * as z from 'zod/mini';
+import { ProviderItemsSchema } from '../../types.js';
 import type {
   AgentEventPayload,
   ChatEvent,
@@ -155,10 +157,10 @@ export async function streamModel(
           break;
         }
         case 'response_items': {
-          const { provider, model, items } = event;
-          if (typeof provider !== 'string' || typeof model !== 'string' || !Array.isArray(items))
-            throw invalidEvent(scope.provider, event);
-          providerItems = { provider, model, items };
+          const { type: _, ...record } = event;
+          const parsed = z.safeParse(ProviderItemsSchema, record);
+          if (!parsed.success) throw invalidEvent(scope.provider, event);
+          providerItems = parsed.data;
           break;
         }
         case 'done':
