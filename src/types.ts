@@ -96,7 +96,12 @@ export type MessageStatus = z.infer<typeof MessageStatusSchema>;
 
 /** Schema of {@link ProviderItems}. */
 export const ProviderItemsSchema = /* @__PURE__ */ (() =>
-  z.strictObject({ provider: z.string(), model: z.string(), items: z.array(z.unknown()) }))();
+  z.strictObject({
+    provider: z.string(),
+    model: z.string(),
+    // Read-only to its users (the items are the server's, sent back as they are); checked as a list.
+    items: z.array(z.unknown()) as unknown as z.ZodMiniType<readonly unknown[]>,
+  }))();
 /**
  * A provider's own record of one response (e.g. the Responses API's output items, reasoning
  * included), opaque to the runtime: stored with the assistant message so that the provider can
