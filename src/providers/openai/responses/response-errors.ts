@@ -63,3 +63,14 @@ export function withPermanentCode(failure: AgentError, error: unknown): AgentErr
   if (!failure.retryable || typeof code !== 'string' || !PERMANENT.test(code)) return failure;
   return Errors.provider(failure.message, { retryable: false, cause: failure.cause });
 }
+
+/**
+ * The server answered `/responses` with Chat Completions chunks (a gateway that maps every path
+ * to Chat Completions): retrying cannot help, `OpenAIProvider` is what speaks to it.
+ */
+export function chatCompletionsAnswerError(providerId: string): AgentError {
+  return Errors.provider(
+    `provider '${providerId}': the server answered with Chat Completions chunks, not Responses API events (use OpenAIProvider for it)`,
+    { retryable: false },
+  );
+}

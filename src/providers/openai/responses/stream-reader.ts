@@ -8,7 +8,12 @@
 import { responseCost } from '../../cost.js';
 import type { ChatEvent, ModelPricing, TokenUsage } from '../../../types.js';
 import { isOutputItem, qualifyCallId, type OutputItem } from './replay-items.js';
-import { reportedError, responseFailedError, truncatedStreamError } from './response-errors.js';
+import {
+  chatCompletionsAnswerError,
+  reportedError,
+  responseFailedError,
+  truncatedStreamError,
+} from './response-errors.js';
 
 /** What the reader needs to know about its request. */
 export interface ResponsesStreamOptions {
@@ -86,6 +91,7 @@ export class ResponsesStreamReader {
     if (type === 'error' || (type === undefined && e['error'] != null)) {
       throw responseFailedError(this.#options.providerId, 'an error', reportedError(e));
     }
+    if (e['object'] === 'chat.completion.chunk') throw chatCompletionsAnswerError(this.#options.providerId);
     const index = typeof e['output_index'] === 'number' ? e['output_index'] : -1;
     const delta = typeof e['delta'] === 'string' ? e['delta'] : '';
     switch (type) {

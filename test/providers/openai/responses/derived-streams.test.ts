@@ -174,6 +174,22 @@ describe('failures reported in the stream (derived)', () => {
   });
 });
 
+describe('a server that answers with Chat Completions chunks', () => {
+  it('fails at once, not retryable, naming OpenAIProvider', async () => {
+    const chunk = {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { content: 'Hi' } }],
+    };
+    const { events, error } = await run(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`);
+    expect(events).toEqual([]);
+    expect([asAgentError(error).retryable, asAgentError(error).message]).toEqual([
+      false,
+      expect.stringContaining('OpenAIProvider'),
+    ]);
+  });
+});
+
 describe('framings and ids (derived)', () => {
   it.each([
     'vercel-xai-reasoning-store-false.sse',

@@ -131,13 +131,11 @@ async function run(sse: string) {
 describe('failures', () => {
   it('keeps the API key and header values out of its errors', async () => {
     local.server.respondWith((req, res) => {
-      res
-        .writeHead(400, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            error: { message: `bad key ${req.headers.authorization} ${String(req.headers['x-team'])}` },
-          }),
-        );
+      res.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: { message: `bad key ${req.headers.authorization} ${String(req.headers['x-team'])}` },
+        }),
+      );
     });
     const { error } = await collect(
       local
