@@ -54,6 +54,8 @@ const ENTRIES = [
   },
   // Information only: what PostgresSessionStorage on pgClient adds to the minimal agent.
   { name: 'PostgresSessionStorage, added', file: 'postgres-storage.js', addedTo: 'minimal-agent.js' },
+  // No budget: the minimal agent on OpenAIResponsesProvider instead of OpenAIProvider.
+  { name: 'minimal agent on the Responses API', file: 'responses-agent.js' },
 ];
 
 const BUNDLERS = ['esbuild', 'vite'];
