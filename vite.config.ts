@@ -48,6 +48,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // One real PostgreSQL server for the run (the postgres tests make a database each).
+    globalSetup: ['test/support/postgres-server.ts'],
     testTimeout: 20_000,
     // The dropped-session-handle tests force garbage collection (global.gc).
     execArgv: ['--expose-gc'],

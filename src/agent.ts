@@ -16,7 +16,8 @@ import type { AgentServices } from './runtime/agent-services.js';
 import { showInterruptedTurn } from './runtime/interrupted-turn.js';
 import { TIMED_OUT, withTimeout } from './timeout.js';
 import { SessionChangeFeed, type SessionChange } from './sync/session-change-feed.js';
-import type { Observable } from 'rxjs';
+// The class alone, not the rxjs barrel (see `src/events/channel.ts`).
+import { Observable } from 'rxjs/internal/Observable';
 import { SessionScope } from './runtime/session-scope.js';
 import { asRuntimeError, createAgentActor } from './runtime/wire-machines.js';
 import { Session } from './session.js';
@@ -116,7 +117,14 @@ export class Agent {
    * agent.sessionChanges.subscribe(({ sessionId, kind }) => kind !== 'locked' && refreshList(sessionId));
    */
   get sessionChanges(): Observable<SessionChange> {
-    return this.#changes.changes;
+    const { sessionStorage, sessionLock } = this.#services;
+    // Other processes' changes come from the storage's and the lock's own feeds (e.g. over
+    // PostgreSQL). Each feed joins the subscriber, which ends them all when it ends.
+    return new Observable((subscriber) => {
+      this.#changes.changes.subscribe(subscriber);
+      sessionStorage?.changes?.subscribe(subscriber);
+      sessionLock?.changes?.subscribe(subscriber);
+    });
   }
 
   /**

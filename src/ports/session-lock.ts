@@ -4,6 +4,8 @@
  * has `claimWriter`) stops a second writer.
  * @module
  */
+import type { Observable } from 'rxjs';
+import type { SessionChange } from '../sync/session-change-feed.js';
 
 /** How to take a lock that another tab or `Agent` holds. */
 export type LockMode = 'ifAvailable' | 'wait' | 'steal';
@@ -29,4 +31,10 @@ export interface LockLease {
  */
 export interface SessionLock {
   acquire(sessionId: string, mode: LockMode, signal?: AbortSignal): Promise<LockLease | null>;
+  /**
+   * Optional: what other instances of the lock do (`locked`, `released`), e.g. other processes on
+   * one database; this instance's own leases are left out. Never errors. The agent merges it into
+   * `agent.sessionChanges`.
+   */
+  readonly changes?: Observable<SessionChange>;
 }

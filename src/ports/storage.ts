@@ -1,3 +1,5 @@
+import type { Observable } from 'rxjs';
+import type { SessionChange } from '../sync/session-change-feed.js';
 import type { Memory, SessionEvent, SessionPage, SessionSummary } from '../types.js';
 
 /**
@@ -42,6 +44,12 @@ export interface SessionStorage {
   saveDraft?(sessionId: string, draft: SessionDraft | null): Promise<void>;
   /** Optional: the draft last saved for the session, `null` if none. */
   loadDraft?(sessionId: string): Promise<SessionDraft | null>;
+  /**
+   * Optional: what other instances over the same data do (`appended`, `deleted`), e.g. other
+   * processes on one database; this instance's own writes are left out. Never errors. The agent
+   * merges it into `agent.sessionChanges`.
+   */
+  readonly changes?: Observable<SessionChange>;
 }
 
 /** What `saveEvent` may be told. */

