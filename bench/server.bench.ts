@@ -78,7 +78,7 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
     if (wants('latency')) rows.push(...(await latency(model, settings)));
     if (wants('memory')) rows.push(...(await withInstance(model, settings, {}, (i) => memory(i, settings))));
     if (wants('postgres')) {
-      const result = await postgres(model, settings, (config) =>
+      const result = await postgres(settings, (config) =>
         startInstance(instanceConfig(model, settings, config)),
       );
       rows.push(...result.rows);
