@@ -19,6 +19,8 @@ const external = [
   /^minisearch(\/|$)/,
   /^openai(\/|$)/,
   /^node:/,
+  /^pg(\/|$)/,
+  /^@electric-sql\/pglite(\/|$)/,
 ];
 
 export default defineConfig({
@@ -34,6 +36,7 @@ export default defineConfig({
         mcp: 'src/mcp.ts',
         server: 'src/server.ts',
         remote: 'src/remote.ts',
+        postgres: 'src/postgres.ts',
       },
       formats: ['es'],
     },

@@ -8,24 +8,35 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { startDemoMcpServer } from './mcp-demo-server.js';
+import { forPage, serverModelFromEnv, serverModelPlugin } from './server/server-model.js';
 
 const source = (path: string) => fileURLToPath(new URL(`../src/${path}`, import.meta.url));
 
 /**
- * The endpoint settings that `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `OPENAI_MODEL` pre-fill.
- * Only the dev server (`npm start`) reads them: a build must never carry an API key into files
- * that may be published.
+ * With `OPENAI_API_KEY` set, `npm start` serves the model through its own proxy, and the key
+ * stays in this process (see `server/server-model.ts`).
  */
-function endpointDefaults(command: 'serve' | 'build'): Record<string, string> {
+const SERVER_MODEL = serverModelFromEnv(process.env);
+
+/**
+ * The endpoint settings that `OPENAI_BASE_URL` and `OPENAI_MODEL` pre-fill, or, with
+ * `OPENAI_API_KEY`, the server's model (its models and the page's token; never the key). Only the
+ * dev server (`npm start`) reads them: a build must never carry a key or a token into files that
+ * may be published.
+ */
+function endpointDefaults(command: 'serve' | 'build'): Record<string, unknown> {
   if (command !== 'serve') return {};
-  const defaults: Record<string, string> = {};
+  const defaults: Record<string, unknown> = {};
   const read = (name: string, key: string) => {
     const value = process.env[name];
     if (value) defaults[key] = value;
   };
-  read('OPENAI_BASE_URL', 'baseURL');
-  read('OPENAI_API_KEY', 'apiKey');
-  read('OPENAI_MODEL', 'model');
+  if (SERVER_MODEL) {
+    defaults['serverModel'] = forPage(SERVER_MODEL);
+  } else {
+    read('OPENAI_BASE_URL', 'baseURL');
+    read('OPENAI_MODEL', 'model');
+  }
   defaults['mcpServers'] = `http://127.0.0.1:${MCP_PORT}/mcp`;
   return defaults;
 }
@@ -58,7 +69,7 @@ export default defineConfig(({ command }) => ({
       { find: /^youyou-agent\/mcp$/, replacement: source('mcp.ts') },
     ],
   },
-  plugins: [demoMcpServer()],
+  plugins: [demoMcpServer(), serverModelPlugin(command === 'serve' ? SERVER_MODEL : null)],
   define: { __DEMO_ENDPOINT_DEFAULTS__: JSON.stringify(endpointDefaults(command)) },
   server: { host: '127.0.0.1', port: 5173, strictPort: true },
   preview: { host: '127.0.0.1', port: 4173 },

@@ -12,294 +12,34 @@
  * Data flows through the chart: each step's input is built from context, and what it returns is
  * assigned back by a named action. Streamed tokens never pass through it: the `streamModel` step
  * pushes them to the event stream itself and reports only the finished response.
+ *
+ * This file is the diagram: the actions, guards and step runner it names are declared in
+ * `turn.setup.ts`, and the step protocol and the data of each step in `turn.types.ts`.
  * @module
  */
-import { assign, fromCallback, sendTo, setup } from 'xstate';
 import type { AgentError } from '../src/errors.js';
-import { addUsage, FINAL_ANSWER_TOOL, ZERO_USAGE, type TokenUsage, type ToolCallRef } from '../src/types.js';
-import type {
-  ApprovalBatch,
-  ApprovalVerdict,
-  AwaitApprovalsInput,
-  AwaitApprovalsOutput,
-  AwaitedApproval,
-  CheckBudgetOutput,
-  CompactInput,
-  CompactOutput,
-  EndTurnInput,
-  EndTurnOutput,
-  PrepareInput,
-  PrepareOutput,
-  ResumeTurnOutput,
-  RetryInput,
-  RetryOutput,
-  ReviewInput,
-  ReviewOutput,
-  StartTurnOutput,
-  StepInput,
-  StreamInput,
-  StreamOutput,
-  ToolBatchInput,
-  ToolBatchOutput,
-  TurnInput,
-  TurnOutput,
-  TurnStatus,
-  ValidateOutputInput,
-  ValidateOutputOutput,
-} from './turn.types.js';
+import { ZERO_USAGE } from '../src/types.js';
+import {
+  emitTerminal,
+  endTurnInput,
+  FAIL_ON_CRASH,
+  ids,
+  RECORD_ATTEMPT_FAILURE,
+  RECORD_RESPONSE,
+  runStep,
+  turnOutput,
+  turnSetup,
+} from './turn.setup.js';
+import type { CheckBudgetOutput, TurnStatus } from './turn.types.js';
 
 export type * from './turn.types.js';
-
-/** The steps of a turn, by name: what each takes and what it gives back. */
-export interface TurnSteps {
-  /** turn_start hook, skill injection, append + persist the user message. */
-  startTurn: { input: StepInput; output: StartTurnOutput };
-  /** turn_resumed, the interrupted turn's partial text and unfinished calls, turn_start hook. */
-  resumeTurn: { input: StepInput; output: ResumeTurnOutput };
-  /** Builds the prompt and estimates tokens. */
-  prepareRequest: { input: PrepareInput; output: PrepareOutput };
-  /** before_compact hook, micro-compaction, then summary compaction if still over. */
-  compactContext: { input: CompactInput; output: CompactOutput };
-  /** Projects the next request's cost against the budgets; reports `BUDGET_EXCEEDED` when it does not fit. */
-  checkBudget: { input: PrepareInput; output: CheckBudgetOutput };
-  /** pre_request hook, provider stream (deltas go straight to the event stream), post_request. */
-  streamModel: { input: StreamInput; output: StreamOutput };
-  /** Checks the structured answer of a response; answers its calls; emits `output` when valid. */
-  validateOutput: { input: ValidateOutputInput; output: ValidateOutputOutput };
-  /** Reports the failed attempt, on_retry hook, then the backoff wait. */
-  waitToRetry: { input: RetryInput; output: RetryOutput };
-  /** Validates each call's arguments, then asks the policy, the session's rules and the tool. */
-  reviewToolCalls: { input: ReviewInput; output: ReviewOutput };
-  /** Stores and announces the requests, then waits for every decision (or the approval timeout). */
-  awaitApprovals: { input: AwaitApprovalsInput; output: AwaitApprovalsOutput };
-  /** Runs one batch of tool calls and appends their results. */
-  runToolBatch: { input: ToolBatchInput; output: ToolBatchOutput };
-  /** Records a partial message, on_error, drains writes, memory checkpoint, turn_end hook. */
-  endTurn: { input: EndTurnInput; output: EndTurnOutput };
-}
-
-/** The name of a step. */
-export type TurnStepName = keyof TurnSteps;
-
-/** What the Turn tells its step runner: run a step (with its input), or stop the one running. */
-export type StepCommand =
-  | { [K in TurnStepName]: { type: 'run'; step: K; input: TurnSteps[K]['input'] } }[TurnStepName]
-  | { type: 'stop' };
-
-/** What the step runner answers: a step's output, or what it threw. */
-export type StepReport = {
-  [K in TurnStepName]:
-    { type: `${K}.done`; output: TurnSteps[K]['output'] } | { type: `${K}.error`; error: unknown };
-}[TurnStepName];
-
-/** Events the Turn machine accepts: `CANCEL` from outside, and its step runner's reports. */
-export type TurnMachineEvent = { type: 'CANCEL' } | StepReport;
-
-/** Context: ids, counters, pending calls and status — never the transcript. */
-export interface TurnContext extends TurnInput {
-  /** The attempt of the current request (1 for the first). */
-  attempt: number;
-  toolCallCount: number;
-  pendingToolCalls: ToolCallRef[];
-  /** Calls of the pending batch that wait for the user. */
-  awaitingApprovals: AwaitedApproval[];
-  /** Approval decisions on calls of the pending batch. */
-  approvalDecisions: ApprovalVerdict[];
-  /** Dynamic prompt sections from `turn_start`, used by every request of the turn. */
-  dynamicSections: string[];
-  usage: TokenUsage;
-  finishReason: string;
-  lastError: AgentError | null;
-  cancelRequested: boolean;
-  /** Whether `endTurn` ran the memory checkpoint. */
-  checkpointed: boolean;
-  /** Repair rounds a structured answer took so far. */
-  repairsUsed: number;
-  /** The budget's cap on the next response's tokens; `null` for none. */
-  maxOutputTokens: number | null;
-}
-
-const ids = (context: TurnContext): StepInput => ({ turnId: context.turnId, sessionId: context.sessionId });
-
-/**
- * The entry action of a step state: tells the step runner to run `step`, with the input made
- * from context. (The state's exit action, `stopStep`, stops it.)
- */
-function runStep<K extends TurnStepName>(step: K, input: (context: TurnContext) => TurnSteps[K]['input']) {
-  return {
-    type: 'runStep',
-    params: ({ context }: { context: TurnContext }) =>
-      ({ type: 'run', step, input: input(context) }) as StepCommand & { type: 'run' },
-  } as const;
-}
-
-/** A step that crashed (a bug the wiring labelled) fails the turn with its error. */
-const FAIL_ON_CRASH = {
-  target: '#turn.failing',
-  actions: {
-    type: 'recordFailure',
-    params: ({ event }: { event: { error: unknown } }) => ({ error: event.error as AgentError }),
-  },
-} as const;
-
-/** What a finished response records. */
-const RECORD_RESPONSE = {
-  type: 'recordResponse',
-  params: ({ event }: { event: { output: StreamOutput } }) => ({
-    output: event.output as StreamOutput & { ok: true },
-  }),
-} as const;
-
-/** What a failed attempt records. */
-const RECORD_ATTEMPT_FAILURE = {
-  type: 'recordFailure',
-  params: ({ event }: { event: { output: StreamOutput } }) => ({
-    // Only reached once `responded` was false.
-    error: (event.output as StreamOutput & { ok: false }).error,
-  }),
-} as const;
-
-const endTurnInput = (context: TurnContext, status: TurnStatus): EndTurnInput => ({
-  ...ids(context),
-  status,
-  usage: context.usage,
-  // A cancelled or completed turn has no error, even if a retried attempt failed before.
-  error: status === 'failed' ? context.lastError : null,
-  checkpointDue: status === 'completed' && context.checkpointDue,
-});
 
 /**
  * Turn machine: `working` (starting or resuming → preparing → compacting → requesting ⇄
  * reviewing tools (when a call may need a decision) → awaiting approval → dispatching tools) →
  * ending → final.
  */
-export const turnMachine = /* @__PURE__ */ setup({
-  types: {
-    input: {} as TurnInput,
-    context: {} as TurnContext,
-    events: {} as TurnMachineEvent,
-    output: {} as TurnOutput,
-    children: {} as { steps: 'steps' },
-  },
-  actors: {
-    /** Runs each step on command (see the module comment); placeholder: every step fails. */
-    steps: fromCallback<StepCommand, StepInput>(({ receive, sendBack }) =>
-      receive((command) => {
-        if (command.type === 'run') {
-          sendBack({
-            type: `${command.step}.error`,
-            error: new Error(`step '${command.step}' was not provided`),
-          });
-        }
-      }),
-    ),
-  },
-  actions: {
-    runStep: sendTo('steps', (_, params: StepCommand & { type: 'run' }) => params),
-    stopStep: sendTo('steps', { type: 'stop' } as const),
-    requestCancel: assign({ cancelRequested: true }),
-    recordDynamicSections: assign((_, params: { output: StartTurnOutput }) => ({
-      dynamicSections: params.output.dynamicSections,
-    })),
-    recordResumed: assign((_, params: { output: ResumeTurnOutput }) => ({
-      dynamicSections: params.output.dynamicSections,
-      pendingToolCalls: params.output.toolCalls,
-    })),
-    recordCompaction: assign(({ context }, params: { output: CompactOutput }) => ({
-      usage: addUsage(context.usage, params.output.usage),
-      compactionFailures: params.output.compactionFailures,
-    })),
-    /** A compaction step that crashed counts as a failed compaction. */
-    countCompactionFailure: assign(({ context }) => ({ compactionFailures: context.compactionFailures + 1 })),
-    recordResponse: assign(({ context }, params: { output: StreamOutput & { ok: true } }) => ({
-      pendingToolCalls: params.output.toolCalls,
-      finishReason: params.output.finishReason,
-      usage: addUsage(context.usage, params.output.usage),
-      attempt: 1,
-    })),
-    recordFailure: assign((_, params: { error: AgentError }) => ({ lastError: params.error })),
-    nextAttempt: assign(({ context }) => ({ attempt: context.attempt + 1, lastError: null })),
-    /** The batch is done: its calls are counted, its approval state is spent. */
-    countToolCalls: assign(({ context }, params: { count: number }) => ({
-      toolCallCount: context.toolCallCount + params.count,
-      pendingToolCalls: [],
-      awaitingApprovals: [],
-      approvalDecisions: [],
-    })),
-    finishAtToolLimit: assign({ finishReason: 'max_tool_calls' }),
-    recordBudget: assign((_, params: { output: CheckBudgetOutput & { allowed: true } }) => ({
-      maxOutputTokens: params.output.maxOutputTokens,
-    })),
-    finishAtBudget: assign({ finishReason: 'budget_exceeded' }),
-    countRepair: assign(({ context }) => ({ repairsUsed: context.repairsUsed + 1 })),
-    /** The turn ends with its structured answer, not with the `tool_calls` of the response. */
-    finishWithOutput: assign({ finishReason: 'stop' }),
-    recordOutputFailure: assign((_, params: { output: ValidateOutputOutput }) => ({
-      lastError: (params.output as ValidateOutputOutput & { verdict: 'rejected' }).error,
-    })),
-    recordReview: assign((_, params: { output: ReviewOutput }) => ({
-      awaitingApprovals: params.output.awaiting,
-      approvalDecisions: params.output.decided,
-    })),
-    /** Enters a batch that waits for approval as it was (a turn continued after a reload). */
-    restoreApprovals: assign((_, params: { batch: ApprovalBatch }) => ({
-      pendingToolCalls: params.batch.calls,
-      awaitingApprovals: params.batch.awaiting,
-      approvalDecisions: params.batch.decided,
-    })),
-    recordApprovals: assign(({ context }, params: { output: AwaitApprovalsOutput }) => ({
-      awaitingApprovals: [],
-      approvalDecisions: [...context.approvalDecisions, ...params.output.decided],
-    })),
-    /** Resolves the calls still waiting as decided by the cancel (side channel). */
-    cancelPendingApprovals: (_, _params: StepInput) => {},
-    recordCheckpoint: assign((_, params: { output: EndTurnOutput }) => ({
-      checkpointed: params.output.checkpointed,
-    })),
-    /** Tells the running tool batch to skip calls not yet started (side channel). */
-    signalToolCancel: (_, _params: StepInput) => {},
-    /** Appends the tool-limit note and reports `MAX_TOOL_CALLS_EXCEEDED` (non-fatal). */
-    noteToolLimitReached: (_, _params: StepInput & { limit: number }) => {},
-    /** Emits the turn's one terminal event and settles `turn.result`. */
-    emitTerminal: (_, _params: TurnOutput & StepInput) => {},
-  },
-  guards: {
-    needsCompaction: ({ context }, params: { output: PrepareOutput }) =>
-      params.output.needsCompaction && context.compactionFailures < context.maxCompactionFailures,
-    hasToolCalls: (_, params: { output: StreamOutput }) =>
-      params.output.ok && params.output.toolCalls.length > 0,
-    responded: (_, params: { output: StreamOutput }) => params.output.ok,
-    canRetry: ({ context }, params: { output: StreamOutput }) =>
-      !params.output.ok &&
-      params.output.error.retryable &&
-      !params.output.hadOutput &&
-      context.attempt <= context.maxRetries,
-    retryApproved: (_, params: { output: RetryOutput }) => params.output.retry,
-    cancelRequested: ({ context }) => context.cancelRequested,
-    /** Tool calls that some policy, rule, tool or source may want decided first. */
-    callsToReview: ({ context }, params: { output: StreamOutput }) =>
-      context.approvalsPossible && params.output.ok && params.output.toolCalls.length > 0,
-    approvalsPending: (_, params: { output: ReviewOutput }) => params.output.awaiting.length > 0,
-    isContinuation: ({ context }) => context.continued,
-    hasCallsToRun: (_, params: { output: ResumeTurnOutput }) => params.output.toolCalls.length > 0,
-    awaitsApprovals: (_, params: { output: ResumeTurnOutput }) => (params.output.approvals ?? null) !== null,
-    toolLimitReached: ({ context }, params: { count: number }) =>
-      context.toolCallCount + params.count >= context.maxToolCallsPerTurn,
-    budgeted: ({ context }) => context.budgeted,
-    budgetAllows: (_, params: { output: CheckBudgetOutput }) => params.output.allowed,
-    /**
-     * A turn that asks for structured output checks a response that called `final_answer`, or
-     * that called no tool at all (an answer in text is a failed attempt).
-     */
-    answersForOutput: ({ context }, params: { output: StreamOutput }) =>
-      context.outputRepairs !== null &&
-      params.output.ok &&
-      (params.output.toolCalls.length === 0 ||
-        params.output.toolCalls.some((call) => call.toolName === FINAL_ANSWER_TOOL)),
-    outputAccepted: (_, params: { output: ValidateOutputOutput }) => params.output.verdict === 'accepted',
-    outputRepairable: (_, params: { output: ValidateOutputOutput }) => params.output.verdict === 'repair',
-  },
-}).createMachine({
+export const turnMachine = /* @__PURE__ */ turnSetup.createMachine({
   id: 'turn',
   // The step runner lives as long as the turn.
   invoke: { id: 'steps', src: 'steps', input: ({ context }) => ids(context) },
@@ -648,24 +388,3 @@ export const turnMachine = /* @__PURE__ */ setup({
     failed: { type: 'final', output: { status: 'failed' }, entry: emitTerminal('failed') },
   },
 });
-
-/** The turn's outcome in a final state of the given status. */
-function turnOutput(context: TurnContext, status: TurnStatus): TurnOutput {
-  return {
-    status,
-    usage: context.usage,
-    finishReason:
-      status === 'completed' ? context.finishReason : status === 'cancelled' ? 'cancelled' : 'error',
-    error: status === 'failed' ? context.lastError : null,
-    compactionFailures: context.compactionFailures,
-    checkpointed: context.checkpointed,
-  };
-}
-
-/** The entry action of a final state: emits the terminal event of that status. */
-function emitTerminal(status: TurnStatus) {
-  return {
-    type: 'emitTerminal',
-    params: ({ context }: { context: TurnContext }) => ({ ...ids(context), ...turnOutput(context, status) }),
-  } as const;
-}

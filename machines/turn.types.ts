@@ -216,3 +216,72 @@ export interface EndTurnInput extends StepInput {
 export interface EndTurnOutput {
   checkpointed: boolean;
 }
+
+/** The steps of a turn, by name: what each takes and what it gives back. */
+export interface TurnSteps {
+  /** turn_start hook, skill injection, append + persist the user message. */
+  startTurn: { input: StepInput; output: StartTurnOutput };
+  /** turn_resumed, the interrupted turn's partial text and unfinished calls, turn_start hook. */
+  resumeTurn: { input: StepInput; output: ResumeTurnOutput };
+  /** Builds the prompt and estimates tokens. */
+  prepareRequest: { input: PrepareInput; output: PrepareOutput };
+  /** before_compact hook, micro-compaction, then summary compaction if still over. */
+  compactContext: { input: CompactInput; output: CompactOutput };
+  /** Projects the next request's cost against the budgets; reports `BUDGET_EXCEEDED` when it does not fit. */
+  checkBudget: { input: PrepareInput; output: CheckBudgetOutput };
+  /** pre_request hook, provider stream (deltas go straight to the event stream), post_request. */
+  streamModel: { input: StreamInput; output: StreamOutput };
+  /** Checks the structured answer of a response; answers its calls; emits `output` when valid. */
+  validateOutput: { input: ValidateOutputInput; output: ValidateOutputOutput };
+  /** Reports the failed attempt, on_retry hook, then the backoff wait. */
+  waitToRetry: { input: RetryInput; output: RetryOutput };
+  /** Validates each call's arguments, then asks the policy, the session's rules and the tool. */
+  reviewToolCalls: { input: ReviewInput; output: ReviewOutput };
+  /** Stores and announces the requests, then waits for every decision (or the approval timeout). */
+  awaitApprovals: { input: AwaitApprovalsInput; output: AwaitApprovalsOutput };
+  /** Runs one batch of tool calls and appends their results. */
+  runToolBatch: { input: ToolBatchInput; output: ToolBatchOutput };
+  /** Records a partial message, on_error, drains writes, memory checkpoint, turn_end hook. */
+  endTurn: { input: EndTurnInput; output: EndTurnOutput };
+}
+
+/** The name of a step. */
+export type TurnStepName = keyof TurnSteps;
+
+/** What the Turn tells its step runner: run a step (with its input), or stop the one running. */
+export type StepCommand =
+  | { [K in TurnStepName]: { type: 'run'; step: K; input: TurnSteps[K]['input'] } }[TurnStepName]
+  | { type: 'stop' };
+
+/** What the step runner answers: a step's output, or what it threw. */
+export type StepReport = {
+  [K in TurnStepName]:
+    { type: `${K}.done`; output: TurnSteps[K]['output'] } | { type: `${K}.error`; error: unknown };
+}[TurnStepName];
+
+/** Events the Turn machine accepts: `CANCEL` from outside, and its step runner's reports. */
+export type TurnMachineEvent = { type: 'CANCEL' } | StepReport;
+
+/** Context: ids, counters, pending calls and status — never the transcript. */
+export interface TurnContext extends TurnInput {
+  /** The attempt of the current request (1 for the first). */
+  attempt: number;
+  toolCallCount: number;
+  pendingToolCalls: ToolCallRef[];
+  /** Calls of the pending batch that wait for the user. */
+  awaitingApprovals: AwaitedApproval[];
+  /** Approval decisions on calls of the pending batch. */
+  approvalDecisions: ApprovalVerdict[];
+  /** Dynamic prompt sections from `turn_start`, used by every request of the turn. */
+  dynamicSections: string[];
+  usage: TokenUsage;
+  finishReason: string;
+  lastError: AgentError | null;
+  cancelRequested: boolean;
+  /** Whether `endTurn` ran the memory checkpoint. */
+  checkpointed: boolean;
+  /** Repair rounds a structured answer took so far. */
+  repairsUsed: number;
+  /** The budget's cap on the next response's tokens; `null` for none. */
+  maxOutputTokens: number | null;
+}

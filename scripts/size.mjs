@@ -60,6 +60,8 @@ const ENTRIES = [
     addedTo: 'minimal-agent.js',
     budgetKb: 5,
   },
+  // Information only: what PostgresSessionStorage on pgClient adds to the minimal agent.
+  { name: 'PostgresSessionStorage, added', file: 'postgres-storage.js', addedTo: 'minimal-agent.js' },
 ];
 
 /** The parts whose cost `--modules` reports: packages, and the state machines of this one. */

@@ -9,6 +9,7 @@ const entries = {
   mcp: './types/src/mcp.js',
   server: './types/src/server.js',
   remote: './types/src/remote.js',
+  postgres: './types/src/postgres.js',
 };
 // Every entry of the package's `exports` needs its declarations here.
 const exported = Object.keys(

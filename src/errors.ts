@@ -5,7 +5,7 @@
  * @module
  */
 import type { $ZodIssue } from 'zod/v4/core';
-import type { AgentErrorCode, AgentErrorData, ErrorSource } from './types.js';
+import type { AgentErrorCode, AgentErrorData, ErrorSource } from './vocabulary/error-codes.js';
 
 const MARKER = /* @__PURE__ */ Symbol.for('youyou-agent.error');
 

@@ -8,7 +8,7 @@ import type { IndexedDbMemoryStorage, IndexedDbSessionStorage } from 'youyou-age
 import { ChatController } from './agent/chat-controller.js';
 import type { Conversation } from 'youyou-agent';
 import { SettingsDialog } from './settings/settings-dialog.js';
-import { loadEndpointSettings, saveEndpointSettings } from './settings/settings.js';
+import { endpointLabel, loadEndpointSettings, saveEndpointSettings } from './settings/settings.js';
 import { TRIP_PROMPT, TripPlanSchema } from './parts/trip-plan.js';
 import { ActivityPanel } from './ui/activity-panel.js';
 import { APPROVAL_DECISION_EVENT, type ApprovalDecisionDetail } from './ui/items/approval-buttons.js';
@@ -85,7 +85,7 @@ export function startDemo(
   let conversation: Conversation | null = null;
   let shownSession: string | null = null;
   controller.state.subscribe((state) => {
-    header.update(state, controller.settings.baseURL);
+    header.update(state, endpointLabel(controller.settings));
     composer.update(state);
     trip.setEnabled(state.phase === 'ready');
     errors.update(state.error);

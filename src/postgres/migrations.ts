@@ -14,6 +14,9 @@ import type { SqlClient } from './sql-client.js';
  * The migrations, in order: version n is `MIGRATIONS[n - 1]`, a list of statements with `%s`
  * standing for the quoted schema. Append only; never edit a released version.
  *
+ * `title` and `model_id` hold JSON strings (`'""'` when empty): PostgreSQL text cannot hold
+ * U+0000, which a user's message (and so a title) may contain.
+ *
  * Text that is compared or ordered (ids, namespaces, ISO timestamps) is `COLLATE "C"`: byte
  * order, the same on every server whatever its locale, so paging never depends on the locale.
  */
@@ -24,8 +27,8 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       namespace text COLLATE "C" NOT NULL,
       id text COLLATE "C" NOT NULL,
       writer_epoch bigint,
-      title text NOT NULL DEFAULT '',
-      model_id text NOT NULL DEFAULT '',
+      title text NOT NULL DEFAULT '""',
+      model_id text NOT NULL DEFAULT '""',
       created_at text COLLATE "C" NOT NULL DEFAULT '',
       updated_at text COLLATE "C" NOT NULL DEFAULT '',
       turn_count integer NOT NULL DEFAULT 0,

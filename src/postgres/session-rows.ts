@@ -13,7 +13,7 @@ import { SessionDraftSchema } from '../storage/writer-fencing.js';
 /** The columns of `sessions` a summary is read from. */
 export const SUMMARY_COLUMNS = 'id, title, model_id, created_at, updated_at, turn_count, event_count';
 
-/** A `sessions` row as selected with {@link SUMMARY_COLUMNS}. */
+/** A `sessions` row as selected (`title` and `model_id` are JSON strings) with {@link SUMMARY_COLUMNS}. */
 export interface SummaryRow {
   id: unknown;
   title: unknown;
@@ -39,8 +39,8 @@ const SummarySchema = z.object({
 export function summaryFromRow(row: SummaryRow): SessionSummary {
   const candidate = {
     id: row.id,
-    title: row.title,
-    modelId: row.model_id,
+    title: parseJson(row.title),
+    modelId: parseJson(row.model_id),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     // `pg` reads integers wider than 32 bits as strings; PGlite as numbers.

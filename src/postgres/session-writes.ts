@@ -132,8 +132,8 @@ export class SessionWriter {
     const params: unknown[] = [
       this.#namespace,
       sessionId,
-      delta.title,
-      delta.modelId === NO_MODEL ? null : delta.modelId,
+      JSON.stringify(delta.title),
+      delta.modelId === NO_MODEL ? null : JSON.stringify(delta.modelId),
       first.createdAt,
       delta.updatedAt,
       delta.turnCount,
@@ -154,7 +154,7 @@ export class SessionWriter {
     const sessions = this.#runner.table('sessions');
     return `WITH s AS (
       INSERT INTO ${sessions} AS t (namespace, id, title, model_id, created_at, updated_at, turn_count, event_count)
-      VALUES ($1, $2, $3, COALESCE($4::text, ''), $5, $6, $7, $8)
+      VALUES ($1, $2, $3, COALESCE($4::text, '""'), $5, $6, $7, $8)
       ON CONFLICT (namespace, id) DO UPDATE SET ${MERGE_SUMMARY}
       RETURNING t.event_count AS last
     ) ${INSERT_EVENTS(this.#runner.table('events'))}`;
@@ -173,7 +173,7 @@ export class SessionWriter {
 
 /** The stored summary merged with a batch's (`EXCLUDED` is the batch). */
 const MERGE_SUMMARY = `
-  title = CASE WHEN t.title = '' THEN EXCLUDED.title ELSE t.title END,
+  title = CASE WHEN t.title = '""' THEN EXCLUDED.title ELSE t.title END,
   model_id = COALESCE($4::text, t.model_id),
   created_at = CASE WHEN t.event_count = 0 THEN EXCLUDED.created_at ELSE t.created_at END,
   updated_at = CASE WHEN t.event_count = 0 OR EXCLUDED.updated_at > t.updated_at

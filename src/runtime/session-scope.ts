@@ -9,7 +9,7 @@ import { approvalRulesFromEvents, type ApprovalRules } from '../approval/approva
 import { isoNow, type Clock } from '../clock.js';
 import { ContextManager } from '../context/context-manager.js';
 import type { ConversationView } from '../conversation/conversation-view.js';
-import { conversationOfSession } from '../conversation/session-conversation.js';
+import { conversationOfSession } from './session-conversation.js';
 import type { AgentError } from '../errors.js';
 import { EventHub } from '../events/event-hub.js';
 import type { HookDispatchOutcome } from '../hooks/hook-registry.js';

@@ -13,6 +13,7 @@ import { frameText } from './frame-log.js';
 import { positionOf, type HostedSession } from './hosted-session.js';
 import { empty, errorResponse, json, readJson } from './http.js';
 import { resolveHandlerOptions, type AgentHandlerOptions, type ResolvedHandlerOptions } from './options.js';
+import { proxyModelRequest } from './model-proxy.js';
 import { matchRoute, type Route } from './routes.js';
 import { SessionHost } from './session-host.js';
 import { storedState } from './stored-state.js';
@@ -145,9 +146,10 @@ async function answer(
       return empty(204);
     }
     case 'modelProxy':
-      // TODO(lead): wire `proxyModelRequest(request, options.modelProxy)` from './model-proxy.js'
-      // here once that module is merged; until then the route answers as an unknown one.
-      throw Errors.invalidInput(`no route ${request.method} ${new URL(request.url).pathname}`);
+      // Only with `modelProxy` set; without it the path is an unknown route like any other.
+      if (!options.modelProxy)
+        throw Errors.invalidInput(`no route ${request.method} ${new URL(request.url).pathname}`);
+      return proxyModelRequest(request, options.modelProxy);
   }
 }
 

@@ -7,6 +7,7 @@ import type { ZodMiniType } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import type { Agent } from '../agent.js';
 import { parseInput } from '../validate.js';
+import { ModelProxyOptionsSchema, type ModelProxyOptions } from './model-proxy.js';
 
 /** Who is asking: what `authorize` returns for a request it accepts. */
 export interface AuthorizedUser {
@@ -14,17 +15,11 @@ export interface AuthorizedUser {
   userId: string;
 }
 
-/** The model proxy's settings (the proxy itself is mounted on `POST {basePath}/v1/chat/completions`). */
-export interface ModelProxySettings {
-  /** The upstream's base URL, e.g. `'https://api.openai.com/v1'`. */
-  upstream: string;
-  /** The key the upstream gets instead of the caller's `Authorization`; never sent back. */
-  apiKey: string;
-  /** The models a caller may ask for (others are refused with 400). Default: any. */
-  models?: readonly string[];
-  /** The most output tokens a request may ask for (`max_tokens` / `max_completion_tokens` are clamped). */
-  maxOutputTokens?: number;
-}
+/**
+ * The model proxy's settings (the proxy itself is mounted on `POST {basePath}/v1/chat/completions`):
+ * the same options `proxyModelRequest` takes.
+ */
+export type ModelProxySettings = ModelProxyOptions;
 
 /** Options of `createAgentHandler`. */
 export interface AgentHandlerOptions {
@@ -59,14 +54,7 @@ const OptionsSchema = /* @__PURE__ */ (() =>
     basePath: z.optional(z.string().check(z.regex(/^(\/[A-Za-z0-9._~-]+)*$/))),
     idleTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
     maxOpenSessions: z.optional(z.number().check(z.int(), z.positive())),
-    modelProxy: z.optional(
-      z.strictObject({
-        upstream: z.url(),
-        apiKey: z.string().check(z.minLength(1)),
-        models: z.optional(z.readonly(z.array(z.string()))),
-        maxOutputTokens: z.optional(z.number().check(z.int(), z.positive())),
-      }),
-    ),
+    modelProxy: z.optional(ModelProxyOptionsSchema),
   }))();
 
 /** The options with their defaults. */

@@ -3,22 +3,12 @@
  * model provider, the error it fails loudly with, and builders of its responses.
  * @module
  */
-export {
-  ScriptedModelProvider,
-  SCRIPTED_MODEL,
-  UnscriptedModelCallError,
-  reply,
-} from './scripted-model-provider.js';
-export type {
-  ScriptItem,
-  ScriptedResponse,
-  ScriptStep,
-  ScriptedModelProviderOptions,
-  ReplyOptions,
-  TextReplyOptions,
-  ToolCallsReplyOptions,
-  ScriptedToolCall,
-} from './scripted-model-provider.js';
+export { ScriptedModelProvider, SCRIPTED_MODEL } from './scripted-model-provider.js';
+export { UnscriptedModelCallError } from './unscripted-model-call-error.js';
+export { reply } from './reply.js';
+export type { ScriptItem, ScriptedResponse, ScriptStep } from './script.js';
+export type { ScriptedModelProviderOptions } from './scripted-model-provider.js';
+export type { ReplyOptions, TextReplyOptions, ToolCallsReplyOptions, ScriptedToolCall } from './reply.js';
 
 // The storage contract suites: run them against your own SessionStorage / MemoryStorage.
 export { check, type ContractCase } from './contracts/check.js';

@@ -120,14 +120,17 @@ exposeToHarness({
   },
 
   /** The event types this tab's session emitted, after `ms` for late ones. */
-  async eventTypes(handle: string, ms: number) {
-    await new Promise((resolve) => setTimeout(resolve, ms));
+  /** The tab's event types once `until` is among them (or after 10 s: the test then fails on what it got). */
+  async eventTypes(handle: string, until: string) {
+    await settled(() => tab(handle).events.some((e) => e.payload.type === until));
     return tab(handle).events.map((e) => e.payload.type);
   },
 
-  async changes(handle: string, ms: number) {
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return tab(handle).changes.map((c) => `${c.sessionId}:${c.kind}`);
+  /** The tab's session changes once `until` (`<id>:<kind>`) is among them (or after 10 s). */
+  async changes(handle: string, until: string) {
+    const seen = () => tab(handle).changes.map((c) => `${c.sessionId}:${c.kind}`);
+    await settled(() => seen().includes(until));
+    return seen();
   },
 
   async closeSession(handle: string) {
@@ -177,3 +180,13 @@ exposeToHarness({
     return count;
   },
 });
+
+/**
+ * Resolves once `done()` is true, polling every 10 ms, or after 10 s. Another tab's lock
+ * hand-over arrives when the browser delivers it, later on a loaded machine, so the tests wait
+ * for what they expect instead of a fixed time, and still end when it never comes.
+ */
+async function settled(done: () => boolean): Promise<void> {
+  for (const end = Date.now() + 10_000; !done() && Date.now() < end;)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+}

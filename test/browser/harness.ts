@@ -81,10 +81,14 @@ async function bundledChromium(): Promise<ResolvedChromium> {
   const binDir = join(dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium')), '..', 'bin');
   const libDir = join(await inflate(join(binDir, 'al2023.tar.br')), 'lib');
   const libraryPath = [libDir, process.env['LD_LIBRARY_PATH']].filter(Boolean).join(':');
+  // `bundled.args` are for serverless hosts: they switch off web security, site isolation and
+  // the multi-process model (`--disable-web-security`, `--single-process`, …), so a page would
+  // run without CORS or the same-origin policy and a test of either could not fail. The binary
+  // runs as a desktop headless browser with the same arguments a system Chromium gets.
   return {
     source: 'bundled',
     executablePath,
-    args: [...bundled.args, ...CHROMIUM_ARGS],
+    args: CHROMIUM_ARGS,
     env: {
       ...(process.env as Record<string, string>),
       LD_LIBRARY_PATH: libraryPath,
@@ -93,7 +97,8 @@ async function bundledChromium(): Promise<ResolvedChromium> {
   };
 }
 
-const CHROMIUM_ARGS = [
+/** What every Chromium the harness starts gets: headless, and nothing that weakens the page's security. */
+export const CHROMIUM_ARGS: readonly string[] = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

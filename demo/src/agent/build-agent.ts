@@ -20,7 +20,7 @@ import { createHookActivityPlugin, type HookActivityPlugin } from '../parts/hook
 import { mcpToolSources } from '../parts/mcp-tool-sources.js';
 import { notesTool } from '../parts/notes-tool.js';
 import { stepwiseSkill } from '../parts/stepwise-skill.js';
-import { hasEndpoint, type EndpointSettings } from '../settings/settings.js';
+import { endpointAccess, hasEndpoint, type EndpointSettings } from '../settings/settings.js';
 
 /** What the demo builds its agent from. */
 export interface DemoAgentOptions {
@@ -73,11 +73,13 @@ export async function buildDemoAgent(options: DemoAgentOptions): Promise<DemoAge
     ...(settings.sessionBudgetUsd > 0 && { budget: { maxCostPerSession: settings.sessionBudgetUsd } }),
   }).registerModelProvider(offline);
   if (endpointModels.length > 0) {
+    // The settings' endpoint, or the dev server's proxy with this page's token.
+    const access = endpointAccess(settings);
     builder = builder.registerModelProvider(
       new OpenAIProvider({
-        ...(settings.baseURL && { baseURL: settings.baseURL }),
+        ...(access.baseURL && { baseURL: access.baseURL }),
         // A server that needs no key still gets a header; OpenAI's client insists on one.
-        apiKey: settings.apiKey || 'no-key',
+        apiKey: access.apiKey || 'no-key',
         dangerouslyAllowBrowser: true,
         models: endpointModels,
       }),

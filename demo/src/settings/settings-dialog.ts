@@ -1,10 +1,10 @@
 /**
  * The settings dialog: base URL, API key, model and context window of an OpenAI-compatible
- * endpoint, or none for the offline model.
+ * endpoint, the dev server's model when it has one, or none for the offline model.
  * @module
  */
 import { h } from '../ui/dom.js';
-import type { EndpointSettings } from './settings.js';
+import { serverModel, type EndpointSettings } from './settings.js';
 
 export class SettingsDialog {
   readonly #baseURL = h('input', {
@@ -35,6 +35,15 @@ export class SettingsDialog {
       h('label', {}, h('span', {}, label), input);
     const save = h('button', { class: 'primary', attrs: { type: 'submit', value: 'save' } }, 'Save');
     const offline = h('button', { attrs: { type: 'button' } }, 'Use the offline model');
+    const server = serverModel();
+    // Only a dev server started with a key has a model of its own to offer.
+    const useServer =
+      server &&
+      h(
+        'button',
+        { class: 'server-model', attrs: { type: 'button' } },
+        'Use the server\u2019s model (key stays on the server)',
+      );
     const cancel = h('button', { attrs: { type: 'button' } }, 'Cancel');
     const form = h(
       'form',
@@ -56,7 +65,7 @@ export class SettingsDialog {
         { class: 'hint' },
         'Kept in this browser\u2019s localStorage only. The key is sent to the endpoint in the Authorization header and is never stored in sessions, events or memories. Visitors of a page that embeds a key can read it: use this with your own key, on your own machine.',
       ),
-      h('div', { class: 'dialog-buttons' }, offline, cancel, save),
+      h('div', { class: 'dialog-buttons' }, ...(useServer ? [useServer] : []), offline, cancel, save),
     );
     this.element = h('dialog', { class: 'settings' }, form);
     form.addEventListener('submit', () => onSave(this.#read()));
@@ -64,6 +73,12 @@ export class SettingsDialog {
       this.#baseURL.value = '';
       this.element.close();
       onSave(this.#read());
+    });
+    useServer?.addEventListener('click', () => {
+      const chosen = this.#read();
+      this.element.close();
+      const model = server!.models.includes(chosen.model) ? chosen.model : server!.models[0]!;
+      onSave({ ...chosen, model, useServerModel: true });
     });
     cancel.addEventListener('click', () => this.element.close());
   }
@@ -86,6 +101,8 @@ export class SettingsDialog {
       contextWindow: Number(this.#contextWindow.value),
       mcpServers: this.#mcpServers.value,
       sessionBudgetUsd: Number(this.#sessionBudget.value || 0),
+      // Saving the form chooses the endpoint it shows.
+      useServerModel: false,
     };
   }
 }

@@ -2,8 +2,24 @@
  * The demo's endpoint settings: any OpenAI-compatible server. Kept in `localStorage` only — the
  * key goes to the endpoint in the `Authorization` header and nowhere else (not into sessions,
  * events or memories). An empty base URL means "no endpoint": the scripted offline model runs.
+ * When `npm start` was given a key, "the server's model" goes through the dev server instead, and
+ * the key stays there.
  * @module
  */
+
+/** The dev server's model proxy, when `npm start` has one: its models and this page's token. */
+export interface ServerModel {
+  readonly models: readonly string[];
+  readonly token: string;
+}
+
+/** The server's model of the dev server that served this page, or `null`. */
+export function serverModel(): ServerModel | null {
+  return __DEMO_ENDPOINT_DEFAULTS__.serverModel ?? null;
+}
+
+/** Where the page's provider sends its requests in server mode (the proxy is at `…/chat/completions`). */
+export const SERVER_MODEL_BASE_PATH = '/agent/v1';
 
 /** What the settings dialog edits. */
 export interface EndpointSettings {
@@ -18,6 +34,8 @@ export interface EndpointSettings {
   mcpServers: string;
   /** USD the whole session may cost (`AgentConfig.budget.maxCostPerSession`); `0` for no budget. */
   sessionBudgetUsd: number;
+  /** Use the server's model (when the dev server has one) instead of `baseURL` and `apiKey`. */
+  useServerModel: boolean;
 }
 
 const SETTINGS_KEY = 'youyou-demo:endpoint';
@@ -26,13 +44,15 @@ const DEFAULT_CONTEXT_WINDOW = 128_000;
 /** The settings in `localStorage`, else those `npm start` was given in its environment. */
 export function loadEndpointSettings(storage: Storage = localStorage): EndpointSettings {
   const env = __DEMO_ENDPOINT_DEFAULTS__;
+  const server = serverModel();
   const fallback: EndpointSettings = {
     baseURL: env.baseURL ?? '',
     apiKey: env.apiKey ?? '',
-    model: env.model ?? '',
+    model: server?.models[0] ?? env.model ?? '',
     contextWindow: DEFAULT_CONTEXT_WINDOW,
     mcpServers: env.mcpServers ?? '',
     sessionBudgetUsd: 0,
+    useServerModel: server !== null,
   };
   const stored = readJson(storage, SETTINGS_KEY);
   if (stored === null) return fallback;
@@ -43,6 +63,7 @@ export function loadEndpointSettings(storage: Storage = localStorage): EndpointS
     contextWindow: positiveIntOr(stored['contextWindow'], DEFAULT_CONTEXT_WINDOW),
     mcpServers: stringOr(stored['mcpServers'], fallback.mcpServers),
     sessionBudgetUsd: nonNegativeOr(stored['sessionBudgetUsd'], 0),
+    useServerModel: stored['useServerModel'] === true,
   };
 }
 
@@ -58,14 +79,36 @@ export function saveEndpointSettings(
     contextWindow: positiveIntOr(settings.contextWindow, DEFAULT_CONTEXT_WINDOW),
     mcpServers: settings.mcpServers.trim(),
     sessionBudgetUsd: nonNegativeOr(settings.sessionBudgetUsd, 0),
+    useServerModel: settings.useServerModel,
   };
   storage.setItem(SETTINGS_KEY, JSON.stringify(saved));
   return saved;
 }
 
+/** The server's model when the settings choose it and this page's dev server has one. */
+function chosenServerModel(settings: EndpointSettings): ServerModel | null {
+  return settings.useServerModel ? serverModel() : null;
+}
+
 /** Whether the settings name an endpoint (else the offline model is used). */
 export function hasEndpoint(settings: EndpointSettings): boolean {
+  if (chosenServerModel(settings)) return settings.model !== '';
   return settings.baseURL !== '' && settings.model !== '';
+}
+
+/**
+ * Where the endpoint's provider sends requests and the bearer token it sends: the settings' own,
+ * or, for the server's model, the dev server's proxy and this page's token (no key).
+ */
+export function endpointAccess(settings: EndpointSettings): { baseURL: string; apiKey: string } {
+  const server = chosenServerModel(settings);
+  if (server) return { baseURL: new URL(SERVER_MODEL_BASE_PATH, location.origin).href, apiKey: server.token };
+  return { baseURL: settings.baseURL, apiKey: settings.apiKey };
+}
+
+/** What the header names as the model's place. */
+export function endpointLabel(settings: EndpointSettings): string {
+  return chosenServerModel(settings) ? 'the demo server (key kept there)' : settings.baseURL;
 }
 
 function readJson(storage: Storage, key: string): Record<string, unknown> | null {

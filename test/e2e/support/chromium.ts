@@ -7,18 +7,12 @@
 import { chromium, type Browser } from 'playwright-core';
 import { resolveChromium } from '../../browser/harness.js';
 
-/**
- * Flags the bundled Chromium brings for serverless hosts that break what these tests need:
- * in one process, contexts share their storage and a popup (the inspector's window) crashes it.
- */
-const UNWANTED = new Set(['--single-process']);
-
 /** Starts headless Chromium; each test opens its own context (its own storage) in it. */
 export async function launchChromium(): Promise<Browser> {
   const found = await resolveChromium();
   return chromium.launch({
     executablePath: found.executablePath,
-    args: found.args.filter((arg) => !UNWANTED.has(arg)),
+    args: [...found.args],
     ...(found.env && { env: found.env }),
   });
 }

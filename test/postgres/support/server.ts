@@ -40,7 +40,7 @@ export function useDatabase(): TestDatabase {
   });
   afterAll(async () => {
     for (const client of clients.splice(0)) await client.close?.();
-    await Promise.all(pools.splice(0).map((pool) => pool.end()));
+    await Promise.all(pools.splice(0).map((pool) => (pool.ended ? undefined : pool.end())));
     const client = admin();
     await client.connect();
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

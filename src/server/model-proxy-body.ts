@@ -1,0 +1,138 @@
+/**
+ * The caller's request body, made safe to forward: read within a size and a time limit, parsed
+ * as JSON, checked to be a Chat Completions request, its model checked against the allowed ones
+ * and its output-token fields clamped. Every other field goes through as the caller wrote it.
+ * @module
+ */
+import * as z from 'zod/mini';
+import { systemClock } from '../clock.js';
+import { formatIssues } from '../errors.js';
+import type { ProxyRefusal } from './model-proxy-errors.js';
+
+/** The largest body the proxy reads: 1 MiB. */
+export const MAX_BODY_BYTES = 1_048_576;
+
+/** How long a caller may take to send its body. */
+const BODY_TIMEOUT_MS = 30_000;
+
+/** A Chat Completions request: the fields the proxy reads; the rest passes through unchecked. */
+const ChatCompletionsBodySchema = /* @__PURE__ */ (() => {
+  const tokenLimit = z.optional(z.nullable(z.number().check(z.int(), z.minimum(0))));
+  return z.looseObject({
+    model: z.string().check(z.minLength(1)),
+    messages: z.array(z.unknown()),
+    max_tokens: tokenLimit,
+    max_completion_tokens: tokenLimit,
+  });
+})();
+
+/** A parsed request body (a JSON object with `model` and `messages`). */
+export type ChatCompletionsBody = z.infer<typeof ChatCompletionsBodySchema>;
+
+/** What the proxy enforces on a body. */
+export interface BodyRules {
+  readonly models?: readonly string[] | undefined;
+  readonly maxOutputTokens?: number | undefined;
+}
+
+const invalid = (message: string, status = 400): ProxyRefusal => ({ status, code: 'INVALID_INPUT', message });
+const tooLarge = () => invalid(`the request body is larger than ${MAX_BODY_BYTES} bytes`, 413);
+
+/**
+ * The body's bytes, or a refusal: 413 over {@link MAX_BODY_BYTES} (by `content-length` before
+ * anything is read, or while reading, which stops there), 408 when it takes longer than 30 s.
+ */
+async function readBytes(request: Request): Promise<Uint8Array | ProxyRefusal> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > MAX_BODY_BYTES) return tooLarge();
+  if (!request.body) return invalid('the request has no body');
+  const reader = request.body.getReader();
+  let timedOut = false;
+  const timer = systemClock.setTimeout(() => {
+    timedOut = true;
+    void reader.cancel().catch(() => {});
+  }, BODY_TIMEOUT_MS);
+  const pieces: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        void reader.cancel().catch(() => {});
+        return tooLarge();
+      }
+      pieces.push(value);
+    }
+  } catch {
+    return invalid('the request body could not be read');
+  } finally {
+    systemClock.clearTimeout(timer);
+  }
+  // A cancelled reader reads as done: what arrived is not the whole body.
+  if (timedOut) return invalid(`the request body did not arrive within ${BODY_TIMEOUT_MS}ms`, 408);
+  if (request.signal.aborted) return invalid('the request was aborted while its body was read');
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const piece of pieces) {
+    bytes.set(piece, at);
+    at += piece.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Clamps `max_tokens` and `max_completion_tokens` to `limit`. A request that names neither gets
+ * `max_completion_tokens: limit`, so leaving the fields out is not a way around the cap. That is
+ * the field OpenAI reads today (its reasoning models refuse `max_tokens`); a caller talking to a
+ * server that reads only `max_tokens` sends that field itself, and it is clamped too. `null`
+ * means "no limit" on the wire, so it is treated as absent.
+ */
+function clamp(body: ChatCompletionsBody, limit: number): ChatCompletionsBody {
+  const clamped: ChatCompletionsBody = { ...body };
+  let named = false;
+  for (const field of ['max_tokens', 'max_completion_tokens'] as const) {
+    const value = clamped[field];
+    if (value === null || value === undefined) {
+      delete clamped[field];
+    } else {
+      named = true;
+      clamped[field] = Math.min(value, limit);
+    }
+  }
+  if (!named) clamped.max_completion_tokens = limit;
+  return clamped;
+}
+
+/**
+ * Reads `request`'s body and applies `rules`: the body to forward, or why it is refused (400
+ * malformed JSON, not a Chat Completions request, or a model not in `rules.models`; 413 too large;
+ * 408 too slow).
+ * @example
+ * const body = await readChatBody(request, { models: ['gpt-4o-mini'], maxOutputTokens: 1024 });
+ * if (isRefusal(body)) return refusalResponse(body);
+ */
+export async function readChatBody(
+  request: Request,
+  rules: BodyRules,
+): Promise<ChatCompletionsBody | ProxyRefusal> {
+  const bytes = await readBytes(request);
+  if (!(bytes instanceof Uint8Array)) return bytes;
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return invalid('the request body is not valid JSON');
+  }
+  const parsed = ChatCompletionsBodySchema.safeParse(json);
+  if (!parsed.success) {
+    return invalid(`invalid chat completions request: ${formatIssues(parsed.error.issues, 'request')}`);
+  }
+  const body = parsed.data;
+  if (rules.models && !rules.models.includes(body.model)) {
+    // The name is the caller's text: shown, but cut so a huge one does not fill the answer.
+    return invalid(`model '${body.model.slice(0, 100)}' is not offered by this server`);
+  }
+  return rules.maxOutputTokens === undefined ? body : clamp(body, rules.maxOutputTokens);
+}

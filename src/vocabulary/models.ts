@@ -1,0 +1,93 @@
+/**
+ * Models and the requests to them: model info and pricing, a chat request, a provider's stream events.
+ *
+ * Each module-scope schema is built inside an arrow call marked `@__PURE__`, so that a bundler
+ * drops the ones an app does not use.
+ * @module
+ */
+import * as z from 'zod/mini';
+import { MessageSchema, type Message } from './messages.js';
+import { ToolSpecSchema, type ToolSpec } from './tools.js';
+import { nonNegativeInt, TokenUsageSchema } from './usage.js';
+
+/** Schema of {@link ModelPricing}. */
+export const ModelPricingSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    inputPerMillion: z.number().check(z.minimum(0)),
+    cachedInputPerMillion: z.optional(z.number().check(z.minimum(0))),
+    outputPerMillion: z.number().check(z.minimum(0)),
+  }))();
+/** Prices in USD per million tokens. */
+export type ModelPricing = z.infer<typeof ModelPricingSchema>;
+
+/** Schema of {@link ModelInfo}. */
+export const ModelInfoSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    id: z.string().check(z.minLength(1)),
+    displayName: z.string(),
+    contextWindow: z.number().check(z.int(), z.minimum(1)),
+    capabilities: z.strictObject({
+      toolUse: z.boolean(),
+      vision: z.boolean(),
+      streaming: z.boolean(),
+    }),
+    pricing: z.optional(ModelPricingSchema),
+  }))();
+/** A model a provider serves. */
+export type ModelInfo = z.infer<typeof ModelInfoSchema>;
+
+/** Schema of {@link ChatPurpose}. */
+export const ChatPurposeSchema = /* @__PURE__ */ (() =>
+  z.enum(['turn', 'compaction', 'memory_extraction', 'memory_consolidation']))();
+/** Why the runtime calls the model. */
+export type ChatPurpose = z.infer<typeof ChatPurposeSchema>;
+
+/** Schema of {@link ChatRequest}. */
+export const ChatRequestSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    model: z.string(),
+    systemPrompt: z.string(),
+    messages: z.array(MessageSchema),
+    tools: z.array(ToolSpecSchema),
+    maxOutputTokens: z.optional(z.number().check(z.int(), z.minimum(1))),
+    purpose: ChatPurposeSchema,
+  }))();
+/** One request to a {@link ModelProvider}. */
+export type ChatRequest = {
+  model: string;
+  systemPrompt: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxOutputTokens?: number;
+  purpose: ChatPurpose;
+};
+
+/** Schema of {@link ChatEvent}. */
+export const ChatEventSchema = /* @__PURE__ */ (() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('text_delta'), text: z.string() }),
+    z.strictObject({ type: z.literal('reasoning_delta'), text: z.string() }),
+    z.strictObject({
+      type: z.literal('tool_call'),
+      callId: z.string(),
+      toolName: z.string(),
+      /** Raw JSON text, exactly as the model produced it. */
+      arguments: z.string(),
+    }),
+    z.strictObject({
+      type: z.literal('usage'),
+      usage: TokenUsageSchema,
+      cost: z.optional(z.number()),
+    }),
+    z.strictObject({ type: z.literal('done'), finishReason: z.string() }),
+    // Optional: a piece of a tool call's arguments as it streams (the complete `tool_call` follows).
+    z.strictObject({
+      type: z.literal('tool_call_delta'),
+      index: nonNegativeInt(),
+      callId: z.optional(z.string()),
+      toolName: z.optional(z.string()),
+      argumentsDelta: z.string(),
+    }),
+  ]))();
+/** One event of a provider's stream. A tool call arrives whole; `done` ends the response. */
+export type ChatEvent = z.infer<typeof ChatEventSchema>;
