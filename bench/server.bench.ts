@@ -94,7 +94,7 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
     rows,
     notes: [
       `deltas per answer: ${settings.deltas}; model client: ${settings.sdkClient ? 'openai SDK client' : "the provider's own fetch client"}`,
-      'each instance is its own process; clients and the model server share this one (2 cores: they compete)',
+      'each instance is its own process; clients and the model server share this one (2 cores: they compete); the latency part runs all in this one (one clock)',
       ...notes,
       `load average (1 min) ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after, ${cpus().length} CPUs`,
     ],

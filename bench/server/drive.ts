@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Observable } from 'rxjs';
-import type { AgentEvent, TurnResult } from '../../src/index.js';
+import { AgentError, type AgentEvent, type TurnResult } from '../../src/index.js';
 import { expectedAnswer } from './model-server.js';
 
 /** What a turn of either kind offers. */
@@ -37,6 +37,27 @@ export interface DriveSummary {
   probed: number[];
 }
 
+/** The longest a bench turn may take before it counts as lost (a model answer takes well under 1 s). */
+export const TURN_LIMIT_MS = 60_000;
+
+/** `result`, or a failed result once {@link TURN_LIMIT_MS} have passed without it. */
+export function boundedResult(result: Promise<TurnResult>): Promise<TurnResult> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<TurnResult>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({
+          status: 'failed',
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+          cost: null,
+          error: new AgentError('INTERNAL_ERROR', `no result within ${TURN_LIMIT_MS} ms`),
+        }),
+      TURN_LIMIT_MS,
+    );
+  });
+  return Promise.race([result, late]).finally(() => clearTimeout(timer));
+}
+
 /** Runs one turn with message `tag`; returns an error text, or `null` when it went as it should. */
 export async function runTurn(session: DrivenSession, tag: string, deltas: number): Promise<string | null> {
   const turn = await session.sendMessage(tag);
@@ -44,7 +65,7 @@ export async function runTurn(session: DrivenSession, tag: string, deltas: numbe
   turn.events.subscribe(({ payload }) => {
     if (payload.type === 'text_delta') text += payload.text;
   });
-  const result = await turn.result;
+  const result = await boundedResult(turn.result);
   if (result.status !== 'completed') return `${result.status}: ${result.error?.message ?? ''}`;
   if (text !== expectedAnswer(deltas, tag)) return `wrong answer for ${tag}: ${text.slice(-40)}`;
   return null;

@@ -22,7 +22,7 @@ import type { Agent, AgentEvent, Session } from '../../src/index.js';
 import { createAgentHandler, toNodeListener } from '../../src/server.js';
 import { quantile } from '../peer/stats.js';
 import { agentFactory, benchProvider, inMemoryWorld } from './agents.js';
-import type { DrivenSession, TurnLike } from './drive.js';
+import { boundedResult, type DrivenSession, type TurnLike } from './drive.js';
 import { deltaIndex, expectedAnswer, modelId, type ModelServer } from './model-server.js';
 import { remoteAgent } from './remote-sessions.js';
 import { percentiles, round, row, type Row } from './report.js';
@@ -86,7 +86,7 @@ async function measuredTurn(
     const written = k === null ? undefined : model.emissions.get(tag)?.[k];
     if (k !== null && written !== undefined) arrivals[k] = now - written;
   });
-  const result = await turn.result;
+  const result = await boundedResult(turn.result);
   model.emissions.delete(tag);
   if (!side) return;
   if (result.status !== 'completed' || text !== expectedAnswer(deltas, tag) || arrivals.length !== deltas) {

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { pgClient, PostgresSessionStorage } from '../../src/postgres.js';
 import type { LockCounts } from './agents.js';
+import { boundedResult } from './drive.js';
 import { checkHistory, type HistoryFindings } from './history-check.js';
 import type { InstanceProcess } from './instance-process.js';
 import type { InstanceConfig } from './instance-protocol.js';
@@ -114,7 +115,7 @@ async function runSession(
         text += payload.text;
         contended ??= contend(there, userId, id, `${tag}-second`, tally);
       });
-      const result = await turn.result;
+      const result = await boundedResult(turn.result);
       await contended;
       if (result.status !== 'completed') fail(`${tag}: ${result.status} ${result.error?.message ?? ''}`);
       else if (text !== expectedAnswer(settings.deltas, tag)) fail(`${tag}: wrong answer`);
