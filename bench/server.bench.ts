@@ -12,10 +12,14 @@
  *    spread across both: take-overs, and the stored histories checked for interleaving and
  *    duplicated events.
  *
- * Options: see `server/settings.ts`; `npm run bench -- server --only latency,memory`.
+ * Options: see `server/settings.ts`; `npm run bench -- server --only latency,memory`. The table
+ * is also written to `bench/results/server-latest.json` (git-ignored), with the commit measured.
  * @module
  */
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { round, row, type Row } from './server/report.js';
 import { startInstance, type InstanceProcess } from './server/instance-process.js';
 import type { InstanceConfig } from './server/instance-protocol.js';
@@ -27,6 +31,17 @@ import { postgres } from './server/postgres-part.js';
 import { readSettings, type ServerSettings } from './server/settings.js';
 import { throughput } from './server/throughput.js';
 import type { BenchOptions, BenchResult } from './types.js';
+
+const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
+
+/** The commit measured, or `null` outside a git checkout. */
+function commit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
 
 /** An in-memory instance serving the bench's models, stopped after `use`. */
 async function withInstance<T>(
@@ -78,17 +93,15 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
     if (wants('latency')) rows.push(...(await latency(model, settings)));
     if (wants('memory')) rows.push(...(await withInstance(model, settings, {}, (i) => memory(i, settings))));
     if (wants('postgres')) {
-      const result = await postgres(settings, (config) =>
-        startInstance(instanceConfig(model, settings, config)),
-      );
-      rows.push(...result.rows);
-      notes.push(...result.notes);
+      const pg = await postgres(settings, (config) => startInstance(instanceConfig(model, settings, config)));
+      rows.push(...pg.rows);
+      notes.push(...pg.notes);
     }
   } finally {
     await model.close();
   }
   rows.push(row('', 'bench wall time', round((performance.now() - started) / 1000, 1), 's'));
-  return {
+  const result: BenchResult = {
     title:
       'Server: youyou-agent/server + RemoteAgent over HTTP on 127.0.0.1, OpenAIProvider on a local Chat Completions server',
     rows,
@@ -99,4 +112,14 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
       `load average (1 min) ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after, ${cpus().length} CPUs`,
     ],
   };
+  await mkdir(RESULTS, { recursive: true });
+  const record = {
+    date: new Date().toISOString(),
+    commit: commit(),
+    node: process.version,
+    settings,
+    ...result,
+  };
+  await writeFile(`${RESULTS}server-latest.json`, `${JSON.stringify(record, null, 2)}\n`);
+  return result;
 }

@@ -21,7 +21,16 @@ export interface InstanceConfig {
 export type InstanceRequest =
   | { type: 'memory' }
   /** Answers a `DriveSummary` whose `probed` is `[its CPU ms over the turns]`. */
-  | { type: 'local'; sessions: number; turns: number; deltas: number; modelId: string; tag: string }
+  | {
+      type: 'local';
+      sessions: number;
+      turns: number;
+      deltas: number;
+      modelId: string;
+      tag: string;
+      /** Subscribe to each session's `conversation` too, as a page rendering it does. */
+      watch?: boolean;
+    }
   | { type: 'counts' }
   /** `process.cpuUsage()`, user + system, in ms. */
   | { type: 'cpu' }

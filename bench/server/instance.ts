@@ -68,6 +68,7 @@ async function answer(request: InstanceRequest): Promise<unknown> {
         async (i) => {
           const agent = await factory({ userId: `u${i % 10}` });
           const session = await agent.newSession({ modelId });
+          if (request.watch) session.conversation.subscribe(() => {});
           return {
             sendMessage: (text) => session.sendMessage(text),
             close: async () => {
