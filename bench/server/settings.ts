@@ -82,7 +82,7 @@ export function readSettings(options: BenchOptions): ServerSettings {
     deltas: count('deltas', 20, 1, 2_000),
     paceMs: count('pace', 4, 1, 100),
     pgSessions: count('pg-sessions', 16, 1, 200),
-    pgTurns: count('pg-turns', 6, 2, 100),
+    pgTurns: count('pg-turns', 4, 2, 100),
     sdkClient: options['sdk-client'] !== undefined,
     only: only as Part[],
   };
