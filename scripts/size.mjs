@@ -60,6 +60,10 @@ const ENTRIES = [
     addedTo: 'minimal-agent.js',
     budgetKb: 5,
   },
+  // The browser side of an agent on a server: RemoteAgent and one session's conversation.
+  { name: 'RemoteAgent (youyou-agent/remote)', file: 'remote-agent.js', budgetKb: 15 },
+  // No budget: the handler runs on a server; information only.
+  { name: 'createAgentHandler (youyou-agent/server)', file: 'server-handler.js' },
 ];
 
 /** The parts whose cost `--modules` reports: packages, and the state machines of this one. */

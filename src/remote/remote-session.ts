@@ -282,14 +282,14 @@ export class RemoteSession {
     } catch {
       throw new ProtocolError(`a ${kind} frame that is not JSON`);
     }
-    const parsed = z.safeParse(FRAME_SCHEMAS[kind], value);
+    const parsed = z.safeParse(FRAME_SCHEMAS[kind] as z.ZodMiniType, value);
     if (!parsed.success)
       throw new ProtocolError(
         `a ${kind} frame of the wrong shape (${parsed.error.issues[0]?.path.join('.') ?? ''})`,
       );
     const position = this.#position;
     if (kind === 'state') {
-      this.#applyState(parsed.data as SessionState);
+      this.#applyState(parsed.data as unknown as SessionState);
     } else {
       if (!position || position.token !== frameId.token)
         throw new ProtocolError('a frame of another copy of the session, with no state before it');
@@ -357,7 +357,8 @@ export class RemoteSession {
       await call(this.#transport, 'GET', `/sessions/${seg(this.id)}`),
     );
     if (!parsed.success) throw new ProtocolError('a session state of the wrong shape');
-    this.#messages = parsed.data.messages;
-    this.#interrupted = parsed.data.interruptedTurn;
+    const state = parsed.data as unknown as SessionState;
+    this.#messages = state.messages;
+    this.#interrupted = state.interruptedTurn;
   }
 }

@@ -11,7 +11,7 @@ import { ContinueBody, CreateBody, DecisionBody, ListQuery, TurnBody } from './b
 import { cancel, continueTurn, decide, startTurn, turnOptions } from './commands.js';
 import { frameText } from './frame-log.js';
 import { positionOf, type HostedSession } from './hosted-session.js';
-import { empty, errorResponse, json, readJson } from './http.js';
+import { empty, errorResponse, json, readJson, ServerErrors } from './http.js';
 import { resolveHandlerOptions, type AgentHandlerOptions, type ResolvedHandlerOptions } from './options.js';
 import { matchRoute, type Route } from './routes.js';
 import { SessionHost } from './session-host.js';
@@ -63,7 +63,7 @@ async function authorize(options: ResolvedHandlerOptions, request: Request): Pro
     user = null;
   }
   const userId = (user as { userId?: unknown } | null)?.userId;
-  if (typeof userId !== 'string' || userId === '') throw Errors.unauthorized();
+  if (typeof userId !== 'string' || userId === '') throw ServerErrors.unauthorized();
   return userId;
 }
 

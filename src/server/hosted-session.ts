@@ -186,8 +186,24 @@ export class HostedSession {
    * running turn is cancelled), then shuts its agent down.
    */
   release(): Promise<void> {
-    this.#ending ??= this.session._release().then(() => this.#shutdown());
+    this.#ending ??= this.#drop().then(() => this.#shutdown());
     return this.#ending;
+  }
+
+  /**
+   * The dropped-handle path of the Session machine (what a garbage-collected handle takes):
+   * resolves once the session has ended. A session already closing goes its own way.
+   */
+  #drop(): Promise<void> {
+    const ended = new Promise<void>((resolve) => {
+      if (this.#ended) return resolve();
+      this.session.conversation.subscribe({ complete: () => resolve() });
+    });
+    const ref = this.agent.actor.getSnapshot().children.session;
+    const snapshot = ref?.getSnapshot();
+    if (snapshot?.status === 'active' && snapshot.context.closeRequested === null)
+      ref!.send({ type: 'DROP' });
+    return ended;
   }
 
   /** Closes the session (its full close path), then shuts its agent down. */

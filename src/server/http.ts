@@ -27,6 +27,13 @@ const STATUS: Partial<Record<AgentErrorCode, number>> = {
   SERVER_BUSY: 503,
 };
 
+/** The handler's own errors. */
+export const ServerErrors = {
+  unauthorized: () => new AgentError('UNAUTHORIZED', 'the request is not authorized'),
+  serverBusy: (limit: number) =>
+    new AgentError('SERVER_BUSY', `this instance holds ${limit} open sessions already`),
+} as const;
+
 /** A body over {@link MAX_BODY_BYTES}: 413 with code `INVALID_INPUT`. */
 export class BodyTooLarge extends AgentError {
   constructor() {
