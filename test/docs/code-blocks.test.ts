@@ -27,6 +27,8 @@ const SOURCES = {
   'youyou-agent/openai': 'src/openai.js',
   'youyou-agent/testing': 'src/testing/index.js',
   'youyou-agent/mcp': 'src/mcp.js',
+  'youyou-agent/server': 'src/server.js',
+  'youyou-agent/remote': 'src/remote.js',
 } as const;
 
 /** The documentation's examples, each with the file it is written to. */
