@@ -161,9 +161,12 @@ export class RemoteSession {
 
   async #startTurn<T>(route: 'turns' | 'continue', body: unknown): Promise<RemoteTurn<T>> {
     if (this.#closed) throw new AgentError('SESSION_CLOSED', 'the session is closed');
-    // One stream at a time: the turn's answer carries everything the follow stream would.
-    this.#link?.controller.abort();
-    this.#link = null;
+    // The turn's answer carries everything the follow stream would: that one stops. (Another
+    // turn's stream goes on until its result; frames both carry are applied once.)
+    if (this.#link && this.#link.turn === null) {
+      this.#link.controller.abort();
+      this.#link = null;
+    }
     const controller = new AbortController();
     const response = await send(this.#transport, 'POST', `/sessions/${seg(this.id)}/${route}`, {
       body,
@@ -234,7 +237,8 @@ export class RemoteSession {
         for await (const message of readSse(response.body, MAX_FRAME_BYTES)) {
           if (signal.aborted) break;
           previous = this.#apply(message.event, message.id, message.data, previous);
-          failures = 0;
+          // Progress, not a state read back from storage (which another instance's session answers with).
+          if (message.event !== 'state') failures = 0;
           if (!needed()) break;
         }
       } catch (error) {
@@ -244,13 +248,14 @@ export class RemoteSession {
       }
       response = null;
       if (!needed()) break;
-      if (++failures > MAX_RECONNECTS) {
+      // A turn is given up after so many tries; a follow stream keeps trying, at the slowest pace.
+      if (++failures > MAX_RECONNECTS && link.turn) {
         return this.#lost(
           link,
           new AgentError('INTERNAL_ERROR', 'the server could not be reached again', { retryable: true }),
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, backoff(failures)));
+      await new Promise((resolve) => setTimeout(resolve, backoff(Math.min(failures, MAX_RECONNECTS))));
     }
     this.#unlink(link);
   }

@@ -16,6 +16,9 @@ import { FrameLog, frameText, type FrameRecord } from './frame-log.js';
 /** A comment line every 15 s keeps proxies from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
 
+/** Frames a stream may have queued for a slow client before it is closed (the client reconnects). */
+const MAX_QUEUED_FRAMES = 10_000;
+
 /** How many ended turns' results a copy remembers for a client that missed their frames. */
 const KEPT_RESULTS = 8;
 
@@ -125,7 +128,11 @@ export class HostedSession {
         let open = true;
         const ends = (record: FrameRecord) => record.kind === 'result' && record.turnId === untilTurn;
         const send = (text: string) => {
-          if (open) controller.enqueue(encoder.encode(text));
+          if (!open) return;
+          controller.enqueue(encoder.encode(text));
+          // A client that reads far slower than the session writes: let it reconnect, and get
+          // the frames it missed from the log, rather than queueing them here without a bound.
+          if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) finish();
         };
         const finish = () => {
           if (!open) return;
@@ -168,6 +175,7 @@ export class HostedSession {
           if (ends(record)) finish();
         });
         const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
+        heartbeat.unref?.();
         signal.addEventListener('abort', finish);
         if (done || this.#ended || signal.aborted) finish();
       },
@@ -238,6 +246,8 @@ export class HostedSession {
     }
     if (this.#ended || this.running !== null || this.#streams > 0 || this.#commands > 0) return;
     this.#idle = setTimeout(() => void this.release(), this.options.idleTimeoutMs);
+    // A released session needs no process kept alive for it.
+    this.#idle.unref?.();
   }
 
   #end(): void {
