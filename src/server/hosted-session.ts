@@ -9,7 +9,7 @@ import type { Agent } from '../agent.js';
 import type { Conversation } from '../conversation/schema.js';
 import type { RunningTurn, Session } from '../session.js';
 import type { TurnResult } from '../types.js';
-import { frameId, type SessionState, type WireResult } from '../remote/wire.js';
+import type { SessionState, WireResult } from '../remote/wire.js';
 import { diffConversation } from './conversation-diff.js';
 import { FrameLog, frameText, type FrameRecord } from './frame-log.js';
 
@@ -259,11 +259,6 @@ export class HostedSession {
     // A session that ended by itself (taken over by another instance) frees its agent too.
     if (this.#ending === null) this.#ending = this.agent.shutdown();
   }
-}
-
-/** The id of the position after `seq` in `log` (for answers outside a stream). */
-export function positionOf(session: HostedSession): string {
-  return frameId(session.log.token, session.log.seq);
 }
 
 /** The session's interrupted turn, as plain data for the wire. */

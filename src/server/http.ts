@@ -41,6 +41,13 @@ export class BodyTooLarge extends AgentError {
   }
 }
 
+/** A path that matches no route: 404 with code `INVALID_INPUT`. */
+export class NoRoute extends AgentError {
+  constructor(method: string, pathname: string) {
+    super('INVALID_INPUT', `no route ${method} ${pathname}`);
+  }
+}
+
 /** A JSON answer. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -59,6 +66,7 @@ export function empty(status: number): Response {
  * carry no secrets: providers redact them); anything else is a 500 that says nothing of its cause.
  */
 export function errorResponse(error: unknown): Response {
+  if (error instanceof NoRoute) return json(404, { error: { code: error.code, message: error.message } });
   if (error instanceof BodyTooLarge)
     return json(413, { error: { code: error.code, message: error.message } });
   if (AgentError.isInstance(error)) {
