@@ -269,8 +269,11 @@ export class RemoteSession {
   /** A link that cannot go on: its turn fails with `error`; the conversation stays as it was. */
   #lost(link: Link, error: AgentError): void {
     link.turn?._fail(error);
-    if (error instanceof ProtocolError) for (const turn of this.#turns.values()) turn._fail(error);
     if (this.#link === link) this.#link = null;
+    // A server that breaks the protocol is not followed again; one that is only unreachable is,
+    // for whoever still watches.
+    if (error instanceof ProtocolError) for (const turn of this.#turns.values()) turn._fail(error);
+    else if (link.turn) this.#follow();
   }
 
   /** Checks and applies one frame; returns its id. */
