@@ -10,5 +10,6 @@ window.handler = createAgentHandler({
       .registerModelProvider(new ScriptedModelProvider())
       .registerSessionStorage(new InMemorySessionStorage({ namespace: userId }))
       .build(),
-  authorize: (request) => (request.headers.get('authorization') === 'Bearer demo' ? { userId: 'demo' } : null),
+  authorize: (request) =>
+    request.headers.get('authorization') === 'Bearer demo' ? { userId: 'demo' } : null,
 });
