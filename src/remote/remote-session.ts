@@ -215,6 +215,9 @@ export class RemoteSession {
 
   /** Reads one link's frames, reconnecting from the last applied frame while the link is needed. */
   async #pump(link: Link, first: Response | null): Promise<void> {
+    // A follow stream opened while the turn was being started gives way to the turn's.
+    const before = this.#link;
+    if (link.turn && before && before !== link && before.turn === null) before.controller.abort();
     this.#link = link;
     const { signal } = link.controller;
     let response = first;
@@ -278,7 +281,8 @@ export class RemoteSession {
 
   /** Checks and applies one frame; returns its id. */
   #apply(event: string, id: string | null, data: string, previous: FrameId | null): FrameId {
-    if (!(event in FRAME_SCHEMAS)) throw new ProtocolError(`an unknown frame '${event.slice(0, 40)}'`);
+    if (!Object.hasOwn(FRAME_SCHEMAS, event))
+      throw new ProtocolError(`an unknown frame '${event.slice(0, 40)}'`);
     const kind = event as FrameKind;
     const frameId = parseFrameId(id);
     if (!frameId) throw new ProtocolError(`a frame without a valid id`);

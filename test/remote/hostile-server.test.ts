@@ -76,6 +76,7 @@ const cases: [string, string][] = [
   ['a huge frame', frame('tok.2', 'event', `"${'x'.repeat(9 * 1024 * 1024)}"`)],
   ['an id going backwards', frame('tok.3', 'patch', { length: 1 }) + frame('tok.2', 'patch', { length: 1 })],
   ['an unknown frame', frame('tok.2', 'exec', { command: 'x' })],
+  ['a frame named after a property of every object', frame('tok.2', 'toString', {})],
   ['a frame without an id', 'event: patch\ndata: {"length":1}\n\n'],
   [
     'a patch that does not fit',
