@@ -56,6 +56,10 @@ const ENTRIES = [
   { name: 'PostgresSessionStorage, added', file: 'postgres-storage.js', addedTo: 'minimal-agent.js' },
   // No budget: the minimal agent on OpenAIResponsesProvider instead of OpenAIProvider.
   { name: 'minimal agent on the Responses API', file: 'responses-agent.js' },
+  // The browser side of an agent on a server: RemoteAgent and one session's conversation.
+  { name: 'RemoteAgent (youyou-agent/remote)', file: 'remote-agent.js', budgetKb: 15 },
+  // No budget: the handler runs on a server; information only.
+  { name: 'createAgentHandler (youyou-agent/server)', file: 'server-handler.js' },
 ];
 
 const BUNDLERS = ['esbuild', 'vite'];

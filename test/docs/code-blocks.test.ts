@@ -28,6 +28,7 @@ const SOURCES = {
   'youyou-agent/testing': 'src/testing/index.js',
   'youyou-agent/mcp': 'src/mcp.js',
   'youyou-agent/server': 'src/server.js',
+  'youyou-agent/remote': 'src/remote.js',
 } as const;
 
 /** The documentation's examples, each with the file it is written to. */
