@@ -27,6 +27,7 @@ const SOURCES = {
   'youyou-agent/openai': 'src/openai.js',
   'youyou-agent/testing': 'src/testing/index.js',
   'youyou-agent/mcp': 'src/mcp.js',
+  'youyou-agent/postgres': 'src/postgres.js',
 } as const;
 
 /** The documentation's examples, each with the file it is written to. */
