@@ -6,6 +6,7 @@
  * latency from a commit to another instance's `appended`, and memory search times by namespace
  * size (ranked in process). Medians and 95th percentiles over `--rounds` (default 20).
  */
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import type { Memory, SessionEvent } from '../src/index.js';
 import {
@@ -199,6 +200,10 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
   return {
     title: 'PostgreSQL storages and lock (embedded PostgreSQL 18, two pg pools, 127.0.0.1)',
     rows,
-    notes: [`${rounds} rounds per median; fsync on (server defaults).`],
+    notes: [
+      `${rounds} rounds per median; fsync on (server defaults); load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}.`,
+    ],
   };
 }
