@@ -29,6 +29,7 @@ const SOURCES = {
   'youyou-agent/mcp': 'src/mcp.js',
   'youyou-agent/server': 'src/server.js',
   'youyou-agent/remote': 'src/remote.js',
+  'youyou-agent/postgres': 'src/postgres.js',
 } as const;
 
 /** The documentation's examples, each with the file it is written to. */

