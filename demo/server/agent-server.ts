@@ -2,8 +2,8 @@
  * The demo's server mode: a Vite plugin that mounts the agent server (`createAgentHandler`, in
  * `agent-host.ts`) at `/agent` on the dev server, for pages set to "Run on: the server". Its
  * sessions go to PostgreSQL: PGlite in a local data folder by default (nothing to install), or
- * the server at `DATABASE_URL`. The database opens on the first request, so `npm start` pays
- * nothing for server mode until a page uses it.
+ * the server at `DATABASE_URL`. The database opens in the background once the dev server
+ * listens (a request waits for that start), so starting `npm start` is no slower for it.
  *
  * Who may call it: a request must carry the dev server's per-start token (as the model proxy
  * does) and name its user in `DEMO_USER_HEADER`, a random id each browser makes once and keeps
@@ -131,6 +131,9 @@ export function agentServerPlugin(settings: AgentServerSettings | null): Plugin 
           return running.handler(request);
         }),
       );
+      // Opened in the background once the dev server listens, so the first page in server mode
+      // does not wait for the modules and the database (a request waits for the same start).
+      server.httpServer?.once('listening', () => void host().catch(() => {}));
       server.httpServer?.once(
         'close',
         () => void started?.then((running) => running.close()).catch(() => {}),

@@ -3,7 +3,7 @@
  * status bar, retry banner, plugin activity, settings.
  * @module
  */
-import { EMPTY, switchMap } from 'rxjs';
+import { of, switchMap } from 'rxjs';
 import type { IndexedDbMemoryStorage, IndexedDbSessionStorage } from 'youyou-agent';
 import { ChatController } from './agent/chat-controller.js';
 import type { Conversation } from 'youyou-agent';
@@ -54,7 +54,8 @@ export function startDemo(
     inspect: inspect.element,
     openSettings: () => settings.open(controller.settings),
   });
-  const sidebar = new Sidebar(storages.sessions, {
+  // The current agent's sessions: this browser's, or the demo server's in server mode.
+  const sidebar = new Sidebar(controller.sessions, {
     open: (summary) => void controller.open(summary),
     delete: (summary) => void controller.delete(summary.id),
     newChat: () => void controller.newChat(),
@@ -110,7 +111,7 @@ export function startDemo(
   controller.turns.subscribe((summary) => chat.addTurnSummary(summary));
   controller.sessionsChanged.subscribe(() => void sidebar.reload());
   controller.hooks
-    .pipe(switchMap((hooks) => hooks?.activity ?? EMPTY))
+    .pipe(switchMap((hooks) => hooks?.activity ?? of([])))
     .subscribe((entries) => activity.update(entries));
   controller.retries.subscribe((scheduled) => conversation && retry.scheduled(scheduled, conversation));
 

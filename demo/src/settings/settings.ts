@@ -18,6 +18,11 @@ export function serverModel(): ServerModel | null {
   return __DEMO_ENDPOINT_DEFAULTS__.serverModel ?? null;
 }
 
+/** The dev server's agent server (server mode), when this page came from `npm start`: its token. */
+export function agentServer(): { token: string } | null {
+  return __DEMO_ENDPOINT_DEFAULTS__.agentServer ?? null;
+}
+
 /** Where the page's provider sends its requests in server mode (the proxy is at `…/chat/completions`). */
 export const SERVER_MODEL_BASE_PATH = '/agent/v1';
 
@@ -36,6 +41,8 @@ export interface EndpointSettings {
   sessionBudgetUsd: number;
   /** Use the server's model (when the dev server has one) instead of `baseURL` and `apiKey`. */
   useServerModel: boolean;
+  /** Where the agent runs: in this page, or on the demo server (`npm start` only). */
+  runOn: 'browser' | 'server';
 }
 
 const SETTINGS_KEY = 'youyou-demo:endpoint';
@@ -53,6 +60,7 @@ export function loadEndpointSettings(storage: Storage = localStorage): EndpointS
     mcpServers: env.mcpServers ?? '',
     sessionBudgetUsd: 0,
     useServerModel: server !== null,
+    runOn: 'browser',
   };
   const stored = readJson(storage, SETTINGS_KEY);
   if (stored === null) return fallback;
@@ -64,6 +72,7 @@ export function loadEndpointSettings(storage: Storage = localStorage): EndpointS
     mcpServers: stringOr(stored['mcpServers'], fallback.mcpServers),
     sessionBudgetUsd: nonNegativeOr(stored['sessionBudgetUsd'], 0),
     useServerModel: stored['useServerModel'] === true,
+    runOn: stored['runOn'] === 'server' ? 'server' : 'browser',
   };
 }
 
@@ -80,9 +89,15 @@ export function saveEndpointSettings(
     mcpServers: settings.mcpServers.trim(),
     sessionBudgetUsd: nonNegativeOr(settings.sessionBudgetUsd, 0),
     useServerModel: settings.useServerModel,
+    runOn: settings.runOn,
   };
   storage.setItem(SETTINGS_KEY, JSON.stringify(saved));
   return saved;
+}
+
+/** Whether the agent runs on the demo server: the settings choose it and this page's dev server has one. */
+export function runsOnServer(settings: EndpointSettings): boolean {
+  return settings.runOn === 'server' && agentServer() !== null;
 }
 
 /** The server's model when the settings choose it and this page's dev server has one. */
