@@ -119,4 +119,45 @@ describe("the demo's agent server", () => {
     expect(shown).toContain('Saved note 1: buy oat milk');
     await session.close();
   }, 60_000);
+
+  it("the page's adapter: a structured answer by the server's schema name, the model kept, a search by title", async () => {
+    // Loaded as the page loads it: through the dev server, with the demo's aliases.
+    const { RemoteChatAgent } = (await vite.ssrLoadModule(
+      '/src/agent/remote-chat-agent.ts',
+    )) as typeof import('../../demo/src/agent/remote-chat-agent.js');
+    const { TripPlanSchema } = (await vite.ssrLoadModule(
+      '/src/parts/trip-plan.ts',
+    )) as typeof import('../../demo/src/parts/trip-plan.js');
+    const agent = new RemoteChatAgent({
+      origin,
+      token,
+      userId: 'user-dave-0004',
+      defaultModel: 'scripted-offline',
+    });
+    const session = await agent.newSession();
+    expect(session.modelId).toBe('scripted-offline');
+    // The page's options name a local schema; the server validates with its own of that name.
+    const turn = await session.sendMessage('Plan a three-day trip to Kyoto.', {
+      output: { schema: TripPlanSchema, name: 'trip_plan' },
+    });
+    const result = await turn.result;
+    expect(result.status).toBe('completed');
+    expect(TripPlanSchema.safeParse(result.output).success).toBe(true);
+    await session.close();
+
+    const other = await agent.newSession();
+    await (
+      await other.sendMessage('what is 2 + 2?')
+    ).result;
+    await other.close();
+    const titles = (await agent.listSessions(null, 10)).sessions.map((s) => s.title);
+    expect(titles).toHaveLength(2);
+    const wanted = titles.find((t) => /kyoto/i.test(t));
+    expect(wanted).toBeDefined();
+    expect((await agent.findSessions('KYOTO')).map((s) => s.id)).toEqual([session.id]);
+    expect(await agent.findSessions('no such words')).toEqual([]);
+    const resumed = await agent.resumeSession(session.id);
+    expect(resumed.modelId).toBe('scripted-offline');
+    await resumed.close();
+  }, 60_000);
 });
