@@ -8,7 +8,12 @@ import type { IndexedDbMemoryStorage, IndexedDbSessionStorage } from 'youyou-age
 import { ChatController } from './agent/chat-controller.js';
 import type { Conversation } from 'youyou-agent';
 import { SettingsDialog } from './settings/settings-dialog.js';
-import { endpointLabel, loadEndpointSettings, saveEndpointSettings } from './settings/settings.js';
+import {
+  endpointLabel,
+  loadEndpointSettings,
+  runsOnServer,
+  saveEndpointSettings,
+} from './settings/settings.js';
 import { TRIP_PROMPT, TripPlanSchema } from './parts/trip-plan.js';
 import { ActivityPanel } from './ui/activity-panel.js';
 import { APPROVAL_DECISION_EVENT, type ApprovalDecisionDetail } from './ui/items/approval-buttons.js';
@@ -101,7 +106,8 @@ export function startDemo(
   controller.conversation.subscribe((next) => {
     conversation = next;
     chat.show(next);
-    status.update(next, controller.settings.sessionBudgetUsd);
+    // The budget is an in-page agent's setting: the server's agents have none.
+    status.update(next, runsOnServer(controller.settings) ? 0 : controller.settings.sessionBudgetUsd);
     retry.update(next);
   });
   chat.element.addEventListener(APPROVAL_DECISION_EVENT, (event) => {

@@ -4,6 +4,7 @@
  * events or memories). An empty base URL means "no endpoint": the scripted offline model runs.
  * When `npm start` was given a key, "the server's model" goes through the dev server instead, and
  * the key stays there.
+ * "Run on" chooses where the agent runs: in this page, or (`npm start` only) on the demo server.
  * @module
  */
 
