@@ -3,6 +3,9 @@
  * calls (send, stop, open, new chat, delete, apply settings). Operations run one at a time, in
  * the order they were asked for, so clicks cannot race a close against a resume.
  *
+ * The agent runs in this page or, in server mode, on the demo server (a remote agent with the
+ * same surface, `chat-agent.ts`); nothing else here depends on which.
+ *
  * Sessions open lazily: a new chat has no session until its first message, so reloading the
  * page does not leave empty sessions behind.
  * @module
@@ -22,8 +25,7 @@ import {
 import { emptyConversation } from '../conversation/empty-conversation.js';
 import { OFFLINE_MODEL_ID } from '../model/offline-model.js';
 import type { HookActivityPlugin } from '../parts/hook-activity-plugin.js';
-import type { EndpointSettings } from '../settings/settings.js';
-import { runsOnServer } from '../settings/settings.js';
+import { runsOnServer, type EndpointSettings } from '../settings/settings.js';
 import { buildDemoAgent, type DemoAgent } from './build-agent.js';
 import { buildServerDemoAgent } from './build-server-agent.js';
 import type { ChatSession, ChatTurn, SessionDirectory } from './chat-agent.js';
