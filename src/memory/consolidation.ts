@@ -6,7 +6,8 @@
  */
 import * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
-import { AgentError, describeError, Errors } from '../errors.js';
+import { AgentError, describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { MEMORY_CONSOLIDATION_PROMPT, renderMemoryConsolidationInput } from '../prompt/memory-templates.js';

@@ -6,7 +6,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { AgentError, describeError, Errors } from '../errors.js';
+import { AgentError, describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { Clock } from '../clock.js';
 import { collectText } from '../providers/collect-text.js';
 import type { ModelProvider } from '../ports/model-provider.js';

@@ -6,7 +6,8 @@
  */
 import { APIConnectionError, APIError, APIUserAbortError, OpenAIError } from 'openai/core/error';
 import * as z from 'zod/mini';
-import { AgentError, Errors } from '../../errors.js';
+import { AgentError } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import { READS_REQUEST_ONLY, type ModelProvider } from '../../ports/model-provider.js';
 import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../types.js';
 import { parseInput } from '../../validate.js';

@@ -8,7 +8,7 @@
  * @module
  */
 import type { ResumeTurnOutput, StepInput } from '../../../machines/turn.types.js';
-import { Errors } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import type { LoadedInterruptedTurn } from '../../persistence/resume.js';
 import { TOOL_OUTCOME_UNKNOWN_TEXT } from '../../prompt/tool-result-texts.js';
 import { rawToolCallArguments } from '../../tools/parse-arguments.js';
