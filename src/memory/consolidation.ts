@@ -38,8 +38,8 @@ export interface ConsolidateOptions {
   /** Consolidate only when the namespace holds more memories than this. */
   consolidateAbove: number;
   signal: AbortSignal;
-  /** Timestamps of the saved memories. Default: the system clock. */
-  clock?: Clock;
+  /** Timestamps of the saved memories. */
+  clock: Clock;
   /** Called with the usage of the model's answer as soon as it is in, whether or not it is valid. */
   onUsage(usage: TokenUsage, cost: number | undefined): void;
   /**
