@@ -39,9 +39,10 @@ export function instancesWorld(): InstancesWorld {
     return held;
   };
   const respond = (request: ChatRequest): ScriptedResponse => {
-    const last = request.messages.at(-1);
     const [verb, n = ''] = lastUserText(request).split(' ');
-    if (last?.type === 'tool_result') return reply.text(`paid ${n}`, { chunks: 2 });
+    // A model that has seen the call's result answers (also when a take-over asks it again).
+    if (request.messages.some((m) => m.type === 'tool_result' && m.callId === `pay-${n}`))
+      return reply.text(`paid ${n}`, { chunks: 2 });
     if (verb === 'pay')
       return reply.toolCalls([{ name: 'transfer', arguments: { amount: Number(n) }, callId: `pay-${n}` }]);
     if (verb === 'hang')
@@ -99,6 +100,15 @@ export function eventOf(turn: RemoteTurn, type: string): Promise<void> {
       queueMicrotask(() => sub.unsubscribe());
     });
   });
+}
+
+/** `promise`, or a rejection naming `what` after 15 s (a hang shows as a failure that says where). */
+export function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after 15 s`)), 15_000);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /**

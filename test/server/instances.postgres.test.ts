@@ -7,7 +7,9 @@
  * without releasing anything, its session is taken over after `leaseMs`.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
 import { useDatabase } from '../postgres/support/server.js';
+import { deferred } from '../support/waits.js';
 import { remoteFor } from './support.js';
 import { codeOf, eventOf, eventually, instancesWorld, post } from './instances-world.js';
 import {
@@ -129,6 +131,54 @@ describe('two instances, one database', () => {
     expect(endedStatuses(rows)).toEqual(['completed']);
     expect(world.executions).toEqual(new Map([['pay-8', 1]]));
     expect(rows.filter((r) => kindOf(r.event) === 'tool_result')).toHaveLength(1);
+  });
+
+  it('an approval the other instance decided already is not applied to the same call asked again', async () => {
+    const schema = `instances_${++schemas}`;
+    const world = instancesWorld();
+    const held = deferred();
+    const call = { name: 'transfer', arguments: { amount: 5 }, callId: 'dup' };
+    // A model that asks for the same call id again when the turn goes on elsewhere (as servers
+    // with positional call ids do).
+    const provider = new ScriptedModelProvider({
+      script: [
+        reply.toolCalls([call]),
+        [
+          { type: 'text_delta', text: 'half' },
+          { type: 'wait', until: held.promise },
+        ],
+        reply.toolCalls([call]),
+        reply.text('done'),
+      ],
+    });
+    const shared = { database, observer, schema, provider, tools: [world.transfer] };
+    const a = await startInstance('A', shared);
+    const b = await startInstance('B', shared);
+    running.push(a, b);
+    const session = await remoteFor(a.server.url, 'alice').newSession();
+    const turn = await session.sendMessage('pay 5');
+    await eventOf(turn, 'approval_requested');
+    const path = `/sessions/${session.id}/turns/${turn.id}/approvals/dup`;
+    expect((await post(a.server, path, { approved: true })).status).toBe(204);
+    await eventually(async () =>
+      (await storedRows(observer, schema, session.id)).some((r) => kindOf(r.event) === 'tool_result'),
+    );
+    // The same decision reaches B late: B takes the turn over, and the model asks again.
+    const late = await post(b.server, path, { approved: true });
+    expect([late.status, await codeOf(late)]).toEqual([409, 'APPROVAL_NOT_PENDING']);
+    expect(world.executions).toEqual(new Map([['dup', 1]]));
+    // The request asked again waits for its own decision.
+    expect((await post(b.server, path, { approved: false, reason: 'paid already' })).status).toBe(204);
+    const rows = await eventually(async () => {
+      const stored = await storedRows(observer, schema, session.id);
+      return endedStatuses(stored).length > 0 && stored;
+    });
+    expect(endedStatuses(rows)).toEqual(['completed']);
+    expect(world.executions).toEqual(new Map([['dup', 1]]));
+    const results = rows.flatMap((r) =>
+      r.event.payload.type === 'tool_result' ? [r.event.payload.content] : [],
+    );
+    expect(results).toEqual(['moved 5', expect.stringContaining('paid already')]);
   });
 
   it('a cancel sent to the other instance ends the turn, stored once as cancelled', async () => {

@@ -101,9 +101,10 @@ export function kindOf(event: SessionEvent): string {
 /**
  * The problems of a stored history under the several-instances rules, `[]` when there are none:
  * - sequence numbers are 1, 2, 3 … with no gap and no duplicate;
- * - turns never interleave: a `turn_started` comes only when no turn is open, and every event
- *   that names a turn lies between that turn's start and its end (each turn's events are
- *   contiguous);
+ * - turns never interleave: a `turn_started` comes only when no turn is open (or the open one
+ *   stored nothing but its start: a writer fenced out right after it, which resume ignores), and
+ *   every event that names a turn lies between that turn's start and its end (each turn's
+ *   events are contiguous);
  * - nothing is stored twice: one `user_message` per distinct text, one `tool_call` and one
  *   `tool_result` per call id, one start and at most one end per turn.
  */
@@ -113,6 +114,8 @@ export function historyProblems(rows: readonly StoredRow[]): string[] {
     if (row.seq !== i + 1) problems.push(`row ${i} has sequence number ${row.seq}`);
   });
   let open: string | null = null;
+  /** The open turn has stored nothing but its start. */
+  let bare = false;
   const started = new Set<string>();
   const ended = new Set<string>();
   const seen = new Map<string, number>();
@@ -125,11 +128,15 @@ export function historyProblems(rows: readonly StoredRow[]): string[] {
     const kind = kindOf(event);
     const turnId = turnOf(event);
     const { payload } = event;
+    if (kind !== 'turn_started') bare = false;
     if (payload.type === 'user_message') once(`user_message ${JSON.stringify(payload.content)}`, seq);
     if (payload.type === 'tool_call' || payload.type === 'tool_result')
       once(`${kind} ${payload.callId}`, seq);
     if (kind === 'turn_started') {
-      if (open !== null) problems.push(`turn ${turnId} starts at ${seq} while turn ${open} is open`);
+      // A start with nothing after it is a writer cut off right after it (its user message was
+      // refused): resume counts no turn there, and neither does this check.
+      if (open !== null && !bare) problems.push(`turn ${turnId} starts at ${seq} while turn ${open} is open`);
+      bare = true;
       if (started.has(turnId!)) problems.push(`turn ${turnId} starts twice (again at ${seq})`);
       started.add(turnId!);
       open = turnId;
