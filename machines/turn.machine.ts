@@ -47,6 +47,7 @@ export const turnMachine = /* @__PURE__ */ turnSetup.createMachine({
     ...input,
     attempt: 1,
     toolCallCount: 0,
+    repeatCounts: {},
     pendingToolCalls: [],
     awaitingApprovals: [],
     approvalDecisions: [],
@@ -321,6 +322,7 @@ export const turnMachine = /* @__PURE__ */ turnSetup.createMachine({
             ...ids(context),
             calls: context.pendingToolCalls,
             denied: context.approvalDecisions.filter((decision) => !decision.approved),
+            repeatCounts: context.repeatCounts,
           })),
           exit: 'stopStep',
           on: {
@@ -332,13 +334,13 @@ export const turnMachine = /* @__PURE__ */ turnSetup.createMachine({
               {
                 guard: 'cancelRequested',
                 target: '#turn.cancelling',
-                actions: { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
+                actions: { type: 'countToolCalls', params: ({ event }) => event.output },
               },
               {
                 guard: { type: 'toolLimitReached', params: ({ event }) => ({ count: event.output.count }) },
                 target: '#turn.finishing',
                 actions: [
-                  { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
+                  { type: 'countToolCalls', params: ({ event }) => event.output },
                   'finishAtToolLimit',
                   {
                     type: 'noteToolLimitReached',
@@ -348,7 +350,7 @@ export const turnMachine = /* @__PURE__ */ turnSetup.createMachine({
               },
               {
                 target: 'preparing',
-                actions: { type: 'countToolCalls', params: ({ event }) => ({ count: event.output.count }) },
+                actions: { type: 'countToolCalls', params: ({ event }) => event.output },
               },
             ],
             'runToolBatch.error': FAIL_ON_CRASH,

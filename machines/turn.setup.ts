@@ -23,6 +23,7 @@ import type {
   StepCommand,
   StepInput,
   StreamOutput,
+  ToolBatchOutput,
   TurnContext,
   TurnInput,
   TurnMachineEvent,
@@ -157,8 +158,9 @@ export const turnSetup = /* @__PURE__ */ setup({
     recordFailure: assign((_, params: { error: AgentError }) => ({ lastError: params.error })),
     nextAttempt: assign(({ context }) => ({ attempt: context.attempt + 1, lastError: null })),
     /** The batch is done: its calls are counted, its approval state is spent. */
-    countToolCalls: assign(({ context }, params: { count: number }) => ({
+    countToolCalls: assign(({ context }, params: ToolBatchOutput) => ({
       toolCallCount: context.toolCallCount + params.count,
+      repeatCounts: params.repeatCounts,
       pendingToolCalls: [],
       awaitingApprovals: [],
       approvalDecisions: [],

@@ -7,6 +7,7 @@
 import type { AgentError } from '../src/errors.js';
 import type { TokenUsage, ToolCallRef } from '../src/types.js';
 import type { BudgetVerdict } from '../src/budget/check-request.js';
+import type { RepeatCounts } from '../src/tools/repeated-calls.js';
 
 /** How a turn ended. */
 export type TurnStatus = 'completed' | 'cancelled' | 'failed';
@@ -197,11 +198,15 @@ export interface ToolBatchInput extends StepInput {
   calls: ToolCallRef[];
   /** Calls of the batch that were denied: each gets its denial as an error result, and never runs. */
   denied?: ApprovalVerdict[];
+  /** How many times each call (tool and arguments) was made in the turn so far: the repeated-call guard's counts. */
+  repeatCounts: RepeatCounts;
 }
 /** Output of `runToolBatch`. */
 export interface ToolBatchOutput {
   /** Calls in the batch (skipped ones included: each got a result). */
   count: number;
+  /** `repeatCounts` with this batch's calls added (refused and denied ones do not count). */
+  repeatCounts: RepeatCounts;
 }
 
 /** Input of `endTurn`. */
@@ -267,6 +272,8 @@ export interface TurnContext extends TurnInput {
   /** The attempt of the current request (1 for the first). */
   attempt: number;
   toolCallCount: number;
+  /** How many times each call (tool and arguments) was made in this turn: the repeated-call guard's counts. */
+  repeatCounts: RepeatCounts;
   pendingToolCalls: ToolCallRef[];
   /** Calls of the pending batch that wait for the user. */
   awaitingApprovals: AwaitedApproval[];

@@ -158,3 +158,35 @@ console.log('dist smoke (${OPENAI_7}): its own client type-checks; a stream runs
 writeFileSync(join(dir, 'own-client.ts'), ownClient);
 typeCheck('own-client.ts', ['node']);
 process.stdout.write(run(join(root, 'node_modules/.bin/tsx'), ['own-client.ts'], dir));
+
+// The agent on a server: youyou-agent/server behind node:http, youyou-agent/remote as its client.
+const onServer = `
+import { createServer } from 'node:http';
+import { AgentBuilder, InMemorySessionStorage } from 'youyou-agent';
+import { RemoteAgent } from 'youyou-agent/remote';
+import { createAgentHandler, toNodeListener } from 'youyou-agent/server';
+import { ScriptedModelProvider, reply } from 'youyou-agent/testing';
+
+const model = new ScriptedModelProvider({ script: [reply.text('from the server', { chunks: 3 })] });
+const handler = createAgentHandler({
+  agent: ({ userId }) => new AgentBuilder({ defaultModel: 'scripted-model' }).registerModelProvider(model)
+    .registerSessionStorage(new InMemorySessionStorage({ namespace: userId })).build(),
+  authorize: (request) => (request.headers.get('authorization') === 'Bearer t' ? { userId: 'u' } : null),
+});
+const server = createServer(toNodeListener(handler));
+await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+const { port } = server.address() as { port: number };
+const session = await new RemoteAgent({ url: 'http://127.0.0.1:' + port + '/agent', headers: { authorization: 'Bearer t' } }).newSession();
+const turn = await session.sendMessage('hi');
+let text = '';
+turn.events.subscribe((e) => { if (e.payload.type === 'text_delta') text += e.payload.text; });
+const result = await turn.result;
+await session.close();
+server.closeAllConnections();
+server.close();
+if (result.status !== 'completed' || text !== 'from the server') throw new Error('server smoke: ' + result.status + ' ' + text);
+console.log('dist smoke: youyou-agent/server and youyou-agent/remote run a turn over HTTP');
+`;
+writeFileSync(join(dir, 'on-server.ts'), onServer);
+typeCheck('on-server.ts', ['node']);
+process.stdout.write(run(join(root, 'node_modules/.bin/tsx'), ['on-server.ts'], dir));

@@ -84,6 +84,7 @@ export const AgentConfigSchema = /* @__PURE__ */ (() =>
     ),
     toolTimeoutMs: z._default(positiveInt(), 120_000),
     maxToolCallsPerTurn: z._default(positiveInt(), 50),
+    maxRepeatedToolCalls: z._default(nonNegativeInt(), 3),
     hookTimeoutMs: z._default(positiveInt(), 30_000),
     storageTimeoutMs: z._default(positiveInt(), 30_000),
     streamIdleTimeoutMs: z._default(positiveInt(), 60_000),
@@ -194,6 +195,13 @@ export interface AgentConfig {
   toolTimeoutMs?: number;
   /** Tool calls allowed per turn. Default `50`. */
   maxToolCallsPerTurn?: number;
+  /**
+   * Within one turn, a call with the same tool name and the same arguments (key order aside) as
+   * this many earlier calls of the turn is not run: the model reads an error result saying so, and
+   * the call still counts toward `maxToolCallsPerTurn` (not toward this limit). `0` turns the
+   * guard off. Default `3`.
+   */
+  maxRepeatedToolCalls?: number;
   /** A hook handler's (and a plugin's `initialize`/`shutdown`) time limit in ms. Default `30_000`. */
   hookTimeoutMs?: number;
   /**

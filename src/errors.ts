@@ -194,7 +194,4 @@ export const Errors = {
     ),
   toolSourceUnavailable: (id: string, message: string, cause?: unknown) =>
     new AgentError('TOOL_SOURCE_UNAVAILABLE', `tool source '${id}': ${message}`, { cause }),
-  unauthorized: () => new AgentError('UNAUTHORIZED', 'the request is not authorized'),
-  serverBusy: (limit: number) =>
-    new AgentError('SERVER_BUSY', `this instance holds ${limit} open sessions already`),
 } as const;

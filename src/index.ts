@@ -111,6 +111,7 @@ export {
   type UnfinishedToolCall,
   type UserInput,
 } from './types.js';
+export { ProviderItemsSchema, type ProviderItems } from './types.js';
 
 // The renderable conversation (`session.conversation`)
 export {

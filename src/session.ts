@@ -336,19 +336,6 @@ export class Session {
   }
 
   /**
-   * @internal Releases the session as a closed page does: the dropped-handle path (a running
-   * turn is cancelled; no `session_end`, no memory extraction; the lock is given up). The
-   * server's idle release; resolves once the session has ended.
-   */
-  async _release(): Promise<void> {
-    if (!closeRequested(this.#ref)) {
-      dropped.unregister(this);
-      this.#ref.send({ type: 'DROP' });
-    }
-    await this.#scope.closed;
-  }
-
-  /**
    * Closes the session: waits for a running turn, fires `session_end`, extracts memories
    * (a failure is reported, never blocks), drains pending writes, and frees the agent for a new
    * session. Idempotent.

@@ -20,6 +20,8 @@ export {
   type MessageStatus,
   MessageSchema,
   type Message,
+  ProviderItemsSchema,
+  type ProviderItems,
 } from './vocabulary/messages.js';
 export { TokenUsageSchema, type TokenUsage, ZERO_USAGE, addUsage } from './vocabulary/usage.js';
 export * from './vocabulary/tools.js';

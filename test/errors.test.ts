@@ -14,6 +14,7 @@ import {
 } from '../src/index.js';
 import { Errors, describeError, formatIssues, toAgentError } from '../src/errors.js';
 import { AgentConfigSchema } from '../src/config.js';
+import { ServerErrors } from '../src/server/http.js';
 import { MessageSchema, SessionEventSchema } from '../src/types.js';
 
 const cause = new Error('root cause');
@@ -126,8 +127,8 @@ const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSour
     source: 'agent',
     says: ['mcp:notes', 'fetch failed'],
   },
-  UNAUTHORIZED: { make: () => Errors.unauthorized(), source: 'agent', says: ['not authorized'] },
-  SERVER_BUSY: { make: () => Errors.serverBusy(1000), source: 'agent', says: ['1000 open sessions'] },
+  UNAUTHORIZED: { make: () => ServerErrors.unauthorized(), source: 'agent', says: ['not authorized'] },
+  SERVER_BUSY: { make: () => ServerErrors.serverBusy(1000), source: 'agent', says: ['1000 open sessions'] },
 };
 
 describe('every error code', () => {

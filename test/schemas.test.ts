@@ -150,6 +150,21 @@ const cases: Record<string, SchemaCase> = {
       ['nothing', {}],
     ],
   },
+  ProviderItemsSchema: {
+    valid: [
+      {
+        provider: 'openai-responses',
+        model: 'gpt-5',
+        items: [{ type: 'reasoning', id: 'rs_1', encrypted_content: 'e' }],
+      },
+      { provider: 'p', model: 'm', items: [] },
+    ],
+    invalid: [
+      ['items that are not a list', { provider: 'p', model: 'm', items: {} }],
+      ['no model', { provider: 'p', items: [] }],
+      ['an unknown key', { provider: 'p', model: 'm', items: [], responseId: 'r' }],
+    ],
+  },
   MessageStatusSchema: {
     valid: ['complete', 'incomplete'],
     invalid: [['an unknown status', 'partial']],
@@ -160,6 +175,12 @@ const cases: Record<string, SchemaCase> = {
       { type: 'user', content: [] },
       { type: 'assistant', content: [text], status: 'complete' },
       { type: 'assistant', content: [], status: 'incomplete' },
+      {
+        type: 'assistant',
+        content: [text],
+        status: 'complete',
+        providerItems: { provider: 'p', model: 'm', items: [{ type: 'message', id: 'msg_1' }] },
+      },
       { type: 'tool_call', callId: 'c1', toolName: 'get_weather', arguments: { city: 'Oslo' } },
       { type: 'tool_call', callId: 'c1', toolName: 'get_weather', arguments: '{"city": "Os' },
       { type: 'tool_result', callId: 'c1', content: 'sunny', isError: false },
@@ -270,6 +291,7 @@ const cases: Record<string, SchemaCase> = {
       { type: 'usage', usage, cost: 0.0012 },
       { type: 'done', finishReason: 'stop' },
       { type: 'done', finishReason: 'provider_specific_reason' },
+      { type: 'response_items', provider: 'p', model: 'm', items: [{ type: 'reasoning', id: 'rs_1' }] },
     ],
     invalid: [
       ['an unknown event', { type: 'finish' }],
@@ -281,6 +303,7 @@ const cases: Record<string, SchemaCase> = {
       ['a cost as a string', { type: 'usage', usage, cost: '0.1' }],
       ['done without finish reason', { type: 'done' }],
       ['a delta without text', { type: 'text_delta' }],
+      ['response items without a provider', { type: 'response_items', model: 'm', items: [] }],
     ],
   },
   SkillDefinitionSchema: {

@@ -3,7 +3,8 @@
  * @module
  */
 import type { ApprovalVerdict } from '../../machines/turn.types.js';
-import { TOOL_CALL_SKIPPED_TEXT, ToolResultTexts } from '../prompt/tool-result-texts.js';
+import * as ToolResultTexts from '../prompt/tool-result-texts.js';
+import { TOOL_CALL_SKIPPED_TEXT } from '../prompt/tool-result-texts.js';
 
 /**
  * The result text of a denied call.

@@ -10,28 +10,28 @@ import { charsToTokens, messageChars } from './token-estimate.js';
 
 /** A session's context history. */
 export class ContextManager {
-  private history: Message[] = [];
+  #history: Message[] = [];
   /** Tokens the provider counted for the history up to `messageCount`, when known. */
-  private baseline: { messageCount: number; tokens: number } | null = null;
+  #baseline: { messageCount: number; tokens: number } | null = null;
 
   constructor(messages: readonly Message[] = []) {
-    this.history = [...messages];
+    this.#history = [...messages];
   }
 
   /** The current history (read-only view; do not mutate). */
   get messages(): readonly Message[] {
-    return this.history;
+    return this.#history;
   }
 
   /** Appends one message. */
   push(message: Message): void {
-    this.history.push(message);
+    this.#history.push(message);
   }
 
   /** Replaces the whole history (after a compaction); the usage baseline no longer applies. */
   replace(messages: readonly Message[]): void {
-    this.history = [...messages];
-    this.baseline = null;
+    this.#history = [...messages];
+    this.#baseline = null;
   }
 
   /**
@@ -39,7 +39,7 @@ export class ContextManager {
    * later estimates start from real counts: input + output tokens cover the history up to now.
    */
   recordUsage(usage: TokenUsage): void {
-    this.baseline = { messageCount: this.history.length, tokens: usage.inputTokens + usage.outputTokens };
+    this.#baseline = { messageCount: this.#history.length, tokens: usage.inputTokens + usage.outputTokens };
   }
 
   /**
@@ -50,9 +50,9 @@ export class ContextManager {
   estimateTokens(
     promptChars: number,
     toolsChars: number,
-    messages: readonly Message[] = this.history,
+    messages: readonly Message[] = this.#history,
   ): number {
-    const base = messages === this.history ? this.baseline : null;
+    const base = messages === this.#history ? this.#baseline : null;
     if (base && base.messageCount <= messages.length) {
       let chars = 0;
       for (let i = base.messageCount; i < messages.length; i++) chars += messageChars(messages[i]!);

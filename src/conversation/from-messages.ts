@@ -13,7 +13,7 @@
  * - `system` → a notice for the runtime's interruption and tool-limit notes; nothing otherwise.
  * @module
  */
-import { OutputTexts } from '../output/output-texts.js';
+import * as OutputTexts from '../output/output-texts.js';
 import { TOOL_CALL_DENIED_PREFIX, TOOL_CALL_SKIPPED_TEXT } from '../prompt/tool-result-texts.js';
 import { FINAL_ANSWER_TOOL, type Message } from '../types.js';
 import { ConversationItems, messageItemId, type AssistantItem, type ToolItem } from './items.js';

@@ -12,7 +12,7 @@ import { Errors, describeError } from '../errors.js';
 import { parametersSchemaProblem } from '../ports/tool-handler.js';
 import { parseJsonArguments } from '../tools/parse-arguments.js';
 import { FINAL_ANSWER_TOOL, type JsonSchema, type ToolSpec } from '../types.js';
-import { OutputTexts } from './output-texts.js';
+import * as OutputTexts from './output-texts.js';
 
 export { FINAL_ANSWER_TOOL };
 

@@ -21,12 +21,16 @@ export class PartialOutput {
   readonly #calls = new Map<number, { toolName: string; text: string }>();
   #lastParseAt: number | null = null;
 
-  constructor(
-    private readonly clock: Clock,
-    /** Turns a parsed partial into what the answer's schema describes (unwraps a wrapped schema). */
-    private readonly unwrap: (partial: unknown) => unknown,
-    private readonly emit: (partial: unknown) => void,
-  ) {}
+  readonly #clock: Clock;
+  /** Turns a parsed partial into what the answer's schema describes (unwraps a wrapped schema). */
+  readonly #unwrap: (partial: unknown) => unknown;
+  readonly #emit: (partial: unknown) => void;
+
+  constructor(clock: Clock, unwrap: (partial: unknown) => unknown, emit: (partial: unknown) => void) {
+    this.#clock = clock;
+    this.#unwrap = unwrap;
+    this.#emit = emit;
+  }
 
   /** A new response starts: what the last one streamed is forgotten. */
   reset(): void {
@@ -42,11 +46,11 @@ export class PartialOutput {
     if (delta.argumentsDelta === '') return;
     call.text += delta.argumentsDelta;
     if (call.toolName !== FINAL_ANSWER_TOOL) return;
-    const now = this.clock.now();
+    const now = this.#clock.now();
     if (this.#lastParseAt !== null && now - this.#lastParseAt < PARTIAL_OUTPUT_INTERVAL_MS) return;
     const partial = parsePartialJson(call.text);
     if (partial === undefined) return;
     this.#lastParseAt = now;
-    this.emit(this.unwrap(partial));
+    this.#emit(this.#unwrap(partial));
   }
 }

@@ -35,11 +35,18 @@ export class DraftCheckpoint {
   /** Saves handed to the storage so far (drafts and clears). */
   writes = 0;
 
+  readonly #sessionId: string;
+  readonly #storage: Pick<SessionStorage, 'saveDraft'> | null;
+  readonly #options: DraftCheckpointOptions;
+
   constructor(
-    private readonly sessionId: string,
-    private readonly storage: Pick<SessionStorage, 'saveDraft'> | null,
-    private readonly options: DraftCheckpointOptions,
+    sessionId: string,
+    storage: Pick<SessionStorage, 'saveDraft'> | null,
+    options: DraftCheckpointOptions,
   ) {
+    this.#sessionId = sessionId;
+    this.#storage = storage;
+    this.#options = options;
     this.#stopped = typeof storage?.saveDraft !== 'function';
   }
 
@@ -51,11 +58,11 @@ export class DraftCheckpoint {
   /** The streamed text grew (called per delta): saved if the interval since the last save has passed. */
   note(turnId: string, text: string): void {
     if (this.#stopped) return;
-    const now = this.options.clock.now();
+    const now = this.#options.clock.now();
     if (now - this.#lastSaveAt < DRAFT_INTERVAL_MS) return;
     this.#lastSaveAt = now;
     this.#dirty = true;
-    this.#save({ turnId, text, updatedAt: isoNow(this.options.clock) });
+    this.#save({ turnId, text, updatedAt: isoNow(this.#options.clock) });
   }
 
   /** Removes the stored draft, if one was saved; resolves once the storage settled (bounded). */
@@ -102,12 +109,12 @@ export class DraftCheckpoint {
     this.writes++;
     try {
       const saved = await withTimeout(
-        Promise.resolve(this.storage!.saveDraft!(this.sessionId, draft)),
-        this.options.timeoutMs,
+        Promise.resolve(this.#storage!.saveDraft!(this.#sessionId, draft)),
+        this.#options.timeoutMs,
         undefined,
-        this.options.clock,
+        this.#options.clock,
       );
-      if (saved === TIMED_OUT) this.#stop(`did not settle within ${this.options.timeoutMs}ms`);
+      if (saved === TIMED_OUT) this.#stop(`did not settle within ${this.#options.timeoutMs}ms`);
     } catch (error) {
       this.#stop(`failed: ${describeError(error)}`);
     }
@@ -117,7 +124,7 @@ export class DraftCheckpoint {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#next = undefined;
-    this.options.onError(
+    this.#options.onError(
       new AgentError('STORAGE_ERROR', `saving the streaming draft ${what}; drafts stop for this session`),
     );
   }

@@ -35,12 +35,22 @@ export class PendingWrites {
   /** The epoch `claimWriter` gave this session's writer; sent with every write. */
   writerEpoch: number | null = null;
 
+  readonly #sessionId: string;
+  readonly #storage: SessionStorage | null;
+  readonly #onError: (error: AgentError) => void;
+  readonly #options: PendingWritesOptions;
+
   constructor(
-    private readonly sessionId: string,
-    private readonly storage: SessionStorage | null,
-    private readonly onError: (error: AgentError) => void,
-    private readonly options: PendingWritesOptions = { timeoutMs: 30_000, clock: systemClock },
-  ) {}
+    sessionId: string,
+    storage: SessionStorage | null,
+    onError: (error: AgentError) => void,
+    options: PendingWritesOptions = { timeoutMs: 30_000, clock: systemClock },
+  ) {
+    this.#sessionId = sessionId;
+    this.#storage = storage;
+    this.#onError = onError;
+    this.#options = options;
+  }
 
   /** Whether persistence stopped for this session because a write did not settle in time. */
   get stopped(): boolean {
@@ -49,13 +59,13 @@ export class PendingWrites {
 
   /** Hands one event to the storage (a no-op without storage, or once persistence stopped). */
   enqueue(event: SessionEvent): void {
-    if (!this.storage || this.#stopped) return;
+    if (!this.#storage || this.#stopped) return;
     let write: Promise<void>;
     try {
       write = Promise.resolve(
         this.writerEpoch === null
-          ? this.storage.saveEvent(this.sessionId, event)
-          : this.storage.saveEvent(this.sessionId, event, { writerEpoch: this.writerEpoch }),
+          ? this.#storage.saveEvent(this.#sessionId, event)
+          : this.#storage.saveEvent(this.#sessionId, event, { writerEpoch: this.writerEpoch }),
       );
     } catch (error) {
       write = Promise.reject(error);
@@ -64,13 +74,13 @@ export class PendingWrites {
       () => this.#stored(),
       (error: unknown) => {
         if (this.#stopped) return;
-        if (isWriterReplaced(error) && this.options.onWriterReplaced) {
+        if (isWriterReplaced(error) && this.#options.onWriterReplaced) {
           this.#stopped = true;
-          this.options.onWriterReplaced();
-        } else this.onError(asStorageError(error));
+          this.#options.onWriterReplaced();
+        } else this.#onError(asStorageError(error));
       },
     );
-    this.#inFlight.set(tracked, this.options.clock.now());
+    this.#inFlight.set(tracked, this.#options.clock.now());
     void tracked.finally(() => this.#inFlight.delete(tracked));
   }
 
@@ -81,7 +91,7 @@ export class PendingWrites {
    * the stored order. Never rejects.
    */
   async drain(): Promise<void> {
-    const { timeoutMs, clock } = this.options;
+    const { timeoutMs, clock } = this.#options;
     while (this.#inFlight.size > 0 && !this.#stopped) {
       const oldest = Math.min(...this.#inFlight.values());
       const left = Math.max(0, oldest + timeoutMs - clock.now());
@@ -93,7 +103,7 @@ export class PendingWrites {
   #storedPending = false;
 
   #stored(): void {
-    const { onStored } = this.options;
+    const { onStored } = this.#options;
     if (!onStored || this.#storedPending) return;
     this.#storedPending = true;
     queueMicrotask(() => {
@@ -109,10 +119,10 @@ export class PendingWrites {
 
   #stop(): void {
     this.#stopped = true;
-    this.onError(
+    this.#onError(
       new AgentError(
         'STORAGE_ERROR',
-        `saving a session event did not settle within ${this.options.timeoutMs}ms: this session's later ` +
+        `saving a session event did not settle within ${this.#options.timeoutMs}ms: this session's later ` +
           'events are not saved (what was stored before stays, and the conversation goes on in memory)',
       ),
     );

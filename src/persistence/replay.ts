@@ -39,7 +39,12 @@ export function eventToMessage(event: SessionEvent): Message | null {
     case 'user_message':
       return { type: 'user', content: p.content };
     case 'assistant_message':
-      return { type: 'assistant', content: p.content, status: p.status };
+      return {
+        type: 'assistant',
+        content: p.content,
+        status: p.status,
+        ...(p.providerItems && { providerItems: p.providerItems }),
+      };
     case 'tool_call':
       return { type: 'tool_call', callId: p.callId, toolName: p.toolName, arguments: p.arguments };
     case 'tool_result':
@@ -59,7 +64,12 @@ export function messageToEvent(message: Message, timestamp: string): SessionEven
     case 'assistant':
       return {
         timestamp,
-        payload: { type: 'assistant_message', content: message.content, status: message.status },
+        payload: {
+          type: 'assistant_message',
+          content: message.content,
+          status: message.status,
+          ...(message.providerItems && { providerItems: message.providerItems }),
+        },
       };
     case 'tool_call':
       return {

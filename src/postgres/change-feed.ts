@@ -78,9 +78,14 @@ export class ChangeFeed {
   #start(): void {
     const listen = this.#runner.sql.listen;
     if (!listen) return;
+    // Bounded like a query: a pool with no free connection must not hold a lock's acquire.
     this.#unlisten = this.#runner
       .ready()
-      .then(() => listen.call(this.#runner.sql, this.#channel, (payload) => this.#ring(payload)))
+      .then(() =>
+        this.#runner.bounded('listening for changes', () =>
+          listen.call(this.#runner.sql, this.#channel, (payload) => this.#ring(payload)),
+        ),
+      )
       .catch(() => null);
   }
 

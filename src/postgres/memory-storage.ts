@@ -10,22 +10,23 @@ import { loadMemorySearch, MemoryIndex, rankMemories } from '../storage/memory-s
 import { normalizeTimestamp } from '../storage/session-summary.js';
 import { MemorySchema, type Memory } from '../types.js';
 import { parseInput } from '../validate.js';
+import { copyData } from '../copy-data.js';
 import { PostgresRunner, resolvePostgresOptions, storableKey, type PostgresOptions } from './options.js';
 import { malformed, parseJson } from './session-rows.js';
 
 /** Most memories of one namespace a search ranks: the newest ones. */
 export const MAX_RANKED = 20_000;
-/** Namespaces whose search index is kept between searches (the least recently searched goes first). */
-const KEPT_INDEXES = 32;
+/** Namespaces whose memories and index are kept between searches (the least recently searched go first). */
+const KEPT_NAMESPACES = 32;
 
 const KeySchema = storableKey('value', { allowEmpty: false, max: 1024 });
 const StorableMemorySchema = z.extend(MemorySchema, { id: KeySchema, namespace: KeySchema });
 
 /**
- * A {@link MemoryStorage} in PostgreSQL. `search` reads the namespace's memories (the newest
- * 20 000 at most) and ranks them in process with the shared ranking (BM25 over words, prefixes
- * and CJK terms, as `InMemoryMemoryStorage` does), keeping each namespace's index between
- * searches so only changed memories are re-read into it.
+ * A {@link MemoryStorage} in PostgreSQL. `search` ranks the namespace's memories (the newest
+ * 20 000 at most) in process with the shared ranking (BM25 over words, prefixes and CJK terms,
+ * as `InMemoryMemoryStorage` does). It keeps each namespace's memories and index between
+ * searches: a search reads every memory's version, and the bodies only of those saved since.
  *
  * @example
  * const memories = new PostgresMemoryStorage({ sql: pgClient(pool) });
@@ -35,7 +36,7 @@ const StorableMemorySchema = z.extend(MemorySchema, { id: KeySchema, namespace: 
  */
 export class PostgresMemoryStorage implements MemoryStorage {
   readonly #runner: PostgresRunner;
-  readonly #indexes = new Map<string, MemoryIndex>();
+  readonly #caches = new Map<string, NamespaceCache>();
 
   constructor(options: PostgresOptions) {
     this.#runner = new PostgresRunner(resolvePostgresOptions(options, 'PostgresMemoryStorage options'));
@@ -50,20 +51,44 @@ export class PostgresMemoryStorage implements MemoryStorage {
     }
     // A namespace PostgreSQL text cannot hold has no memories.
     if (!z.safeParse(KeySchema, namespace).success) return [];
-    const { rows } = await this.#runner.query<{ id: unknown; body: unknown }>(
-      'reading memories',
-      `SELECT id, body FROM ${this.#runner.table('memories')} WHERE namespace = $1
+    await loadMemorySearch();
+    const memories = await this.#read(namespace);
+    return rankMemories(memories, query, limit, this.#cacheOf(namespace).index);
+  }
+
+  /**
+   * The namespace's memories, newest first: their versions are read, and only the bodies of
+   * memories saved since the last search (a new version) are read and checked again.
+   */
+  async #read(namespace: string): Promise<Memory[]> {
+    const cache = this.#cacheOf(namespace);
+    const { rows } = await this.#runner.query<{ id: string; version: unknown }>(
+      'reading memory versions',
+      `SELECT id, version FROM ${this.#runner.table('memories')} WHERE namespace = $1
        ORDER BY updated_at DESC, id LIMIT $2`,
       [namespace, MAX_RANKED],
     );
-    const memories = rows.map((row) => {
-      const parsed = z.safeParse(MemorySchema, parseJson(row.body));
-      if (!parsed.success || parsed.data.namespace !== namespace)
-        throw malformed(`memory '${String(row.id)}'`);
-      return parsed.data;
+    const stale = rows.filter((row) => cache.memories.get(row.id)?.version !== String(row.version));
+    if (stale.length > 0) {
+      const fresh = await this.#runner.query<{ id: unknown; version: unknown; body: unknown }>(
+        'reading memories',
+        `SELECT id, version, body FROM ${this.#runner.table('memories')} WHERE id = ANY($1::text[])`,
+        [stale.map((row) => row.id)],
+      );
+      for (const row of fresh.rows) {
+        const parsed = z.safeParse(MemorySchema, parseJson(row.body));
+        if (!parsed.success || parsed.data.namespace !== namespace)
+          throw malformed(`memory '${String(row.id)}'`);
+        cache.memories.set(parsed.data.id, { version: String(row.version), memory: parsed.data });
+      }
+    }
+    const listed = new Set(rows.map((row) => row.id));
+    for (const id of cache.memories.keys()) if (!listed.has(id)) cache.memories.delete(id);
+    // A memory deleted between the two reads is simply left out.
+    return rows.flatMap((row) => {
+      const cached = cache.memories.get(row.id);
+      return cached ? [copyData(cached.memory)] : [];
     });
-    await loadMemorySearch();
-    return rankMemories(memories, query, limit, this.#indexOf(namespace));
   }
 
   /** Inserts `memory`, or replaces the one with the same `id`. */
@@ -71,8 +96,10 @@ export class PostgresMemoryStorage implements MemoryStorage {
     const valid = parseInput(StorableMemorySchema, memory, 'memory');
     await this.#runner.query(
       `saving memory '${valid.id}'`,
-      `INSERT INTO ${this.#runner.table('memories')} (id, namespace, updated_at, body) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (id) DO UPDATE SET namespace = EXCLUDED.namespace, updated_at = EXCLUDED.updated_at, body = EXCLUDED.body`,
+      `INSERT INTO ${this.#runner.table('memories')} (id, namespace, updated_at, version, body)
+       VALUES ($1, $2, $3, nextval('${this.#runner.table('memory_versions')}'), $4)
+       ON CONFLICT (id) DO UPDATE SET namespace = EXCLUDED.namespace, updated_at = EXCLUDED.updated_at,
+         version = EXCLUDED.version, body = EXCLUDED.body`,
       [valid.id, valid.namespace, normalizeTimestamp(valid.updatedAt), JSON.stringify(valid)],
     );
   }
@@ -88,12 +115,19 @@ export class PostgresMemoryStorage implements MemoryStorage {
     );
   }
 
-  #indexOf(namespace: string): MemoryIndex {
-    let index = this.#indexes.get(namespace);
-    if (index) this.#indexes.delete(namespace);
-    else index = new MemoryIndex();
-    this.#indexes.set(namespace, index);
-    if (this.#indexes.size > KEPT_INDEXES) this.#indexes.delete(this.#indexes.keys().next().value!);
-    return index;
+  /** The namespace's cache (its memories by id and its search index), most recently used last. */
+  #cacheOf(namespace: string): NamespaceCache {
+    let cache = this.#caches.get(namespace);
+    if (cache) this.#caches.delete(namespace);
+    else cache = { memories: new Map(), index: new MemoryIndex() };
+    this.#caches.set(namespace, cache);
+    if (this.#caches.size > KEPT_NAMESPACES) this.#caches.delete(this.#caches.keys().next().value!);
+    return cache;
   }
+}
+
+/** What a search keeps of a namespace: each memory with its stored version, and the index. */
+interface NamespaceCache {
+  memories: Map<string, { version: string; memory: Memory }>;
+  index: MemoryIndex;
 }

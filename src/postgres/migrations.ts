@@ -52,10 +52,12 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       body text NOT NULL,
       PRIMARY KEY (namespace, session_id)
     )`,
+    `CREATE SEQUENCE %s.memory_versions AS bigint`,
     `CREATE TABLE %s.memories (
       id text COLLATE "C" PRIMARY KEY,
       namespace text COLLATE "C" NOT NULL,
       updated_at text COLLATE "C" NOT NULL,
+      version bigint NOT NULL,
       body text NOT NULL
     )`,
     `CREATE INDEX memories_namespace ON %s.memories (namespace, updated_at DESC)`,

@@ -23,7 +23,7 @@ export interface PostgresOptions {
   queryTimeoutMs?: number;
 }
 
-const OptionsSchema = z.object({
+const OptionsSchema = z.strictObject({
   sql: z.custom<SqlClient>(
     (value) =>
       typeof value === 'object' &&

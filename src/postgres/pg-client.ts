@@ -12,6 +12,7 @@ export interface PgPoolClientLike {
   release(destroy?: boolean | Error): void;
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
   on(event: 'error' | 'end', listener: (error?: Error) => void): unknown;
+  removeListener(event: 'error', listener: (error?: Error) => void): unknown;
 }
 
 /** The part of a `pg.Pool` this adapter uses (a real `Pool` fits). */
@@ -41,6 +42,10 @@ export function pgClient(pool: PgPoolLike): SqlClient {
     async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
       const connection = await pool.connect();
       let broken: Error | undefined;
+      // A connection that dies mid-transaction emits `error`; unheard, Node would crash the process.
+      // The failing query rejects as well, which is how the caller learns of it.
+      const onError = (error?: Error) => (broken ??= error ?? new Error('the connection broke'));
+      connection.on('error', onError);
       try {
         await connection.query('BEGIN');
         const tx: SqlClient = {
@@ -60,6 +65,7 @@ export function pgClient(pool: PgPoolLike): SqlClient {
         }
         throw error;
       } finally {
+        connection.removeListener('error', onError);
         connection.release(broken);
       }
     },

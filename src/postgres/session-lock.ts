@@ -158,6 +158,8 @@ export class PostgresSessionLock implements SessionLock {
     });
     this.#held.add(lease);
     this.#watchWhile(+1);
+    // From the moment it has the lease, its holder hears a steal (not only at its next renewal).
+    await this.#watch?.listening();
     return lease;
   }
 

@@ -15,11 +15,15 @@ export class SessionPrompt {
   #stable: string | null = null;
   #memories: readonly Memory[] = [];
 
-  constructor(private readonly stableInput: () => StablePromptInput) {}
+  readonly #stableInput: () => StablePromptInput;
+
+  constructor(stableInput: () => StablePromptInput) {
+    this.#stableInput = stableInput;
+  }
 
   /** The stable part, built on first use and after {@link invalidate}. */
   stable(): string {
-    return (this.#stable ??= buildStable(this.stableInput()));
+    return (this.#stable ??= buildStable(this.#stableInput()));
   }
 
   /** Drops the cached stable part (a summary compaction changed what the model was told). */
@@ -42,26 +46,34 @@ export class SessionPrompt {
 export class TurnPrompt {
   #environment: Promise<Record<string, string> | undefined> | null = null;
 
+  readonly #session: SessionPrompt;
+  readonly #environmentSource: EnvironmentContextSource | undefined;
+  readonly #report: (error: AgentError) => void;
+
   constructor(
-    private readonly session: SessionPrompt,
-    private readonly environmentSource: EnvironmentContextSource | undefined,
-    private readonly report: (error: AgentError) => void,
-  ) {}
+    session: SessionPrompt,
+    environmentSource: EnvironmentContextSource | undefined,
+    report: (error: AgentError) => void,
+  ) {
+    this.#session = session;
+    this.#environmentSource = environmentSource;
+    this.#report = report;
+  }
 
   /** The system prompt of the turn's next request. */
   async build(dynamicSections: readonly string[]): Promise<string> {
     const environment = await (this.#environment ??= this.#resolveEnvironment());
     const dynamic = buildDynamic({
-      memories: this.session.memories,
+      memories: this.#session.memories,
       ...(environment !== undefined && { environmentContext: environment }),
       dynamicSections,
     });
-    return combine(this.session.stable(), dynamic);
+    return combine(this.#session.stable(), dynamic);
   }
 
   /** A failing or invalid source is reported and leaves the environment out of this turn. */
   async #resolveEnvironment(): Promise<Record<string, string> | undefined> {
-    const source = this.environmentSource;
+    const source = this.#environmentSource;
     try {
       const value = typeof source === 'function' ? await source() : source;
       if (value === undefined) return undefined;
@@ -69,7 +81,7 @@ export class TurnPrompt {
       if (!parsed.success) throw new Error('environmentContext must be a record of strings');
       return parsed.data;
     } catch (error) {
-      this.report(Errors.invalidInput(`environmentContext failed: ${describeError(error)}`, error));
+      this.#report(Errors.invalidInput(`environmentContext failed: ${describeError(error)}`, error));
       return undefined;
     }
   }

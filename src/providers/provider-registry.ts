@@ -49,6 +49,13 @@ export class ProviderRegistry extends ProviderDirectory {
     const schema = kind === 'openai-compatible' ? OpenAICompatibleConfigSchema : OpenAIProviderConfigSchema;
     const parsed = parseInput(schema, config, 'provider config');
     this.assertNameFree(name);
+    if (kind === 'openai-responses') {
+      const { maxTokensField: _unused, ...options } = parsed;
+      const { OpenAIResponsesProvider } = await import('./openai/responses/openai-responses-provider.js');
+      const provider = new OpenAIResponsesProvider({ ...options, id: name });
+      this.register(name, provider);
+      return provider;
+    }
     const { OpenAIProvider } = await import('./openai/openai-provider.js');
     const provider = new OpenAIProvider({
       ...parsed,

@@ -13,11 +13,11 @@ export function applyPatch(conversation: Conversation, patch: ConversationPatch)
   let items = conversation.items;
   if (patch.set || patch.grow || patch.length !== items.length) {
     const next: (ConversationItem | undefined)[] = items.slice(0, patch.length);
-    for (const [index, item] of patch.set ?? []) {
+    for (const { at: index, item } of patch.set ?? []) {
       if (index >= patch.length) throw new Error(`patch sets item ${index} of ${patch.length}`);
       next[index] = item;
     }
-    for (const [index, text, reasoning] of patch.grow ?? []) {
+    for (const { at: index, text, reasoning } of patch.grow ?? []) {
       const item = next[index];
       if (item?.kind !== 'assistant') throw new Error(`patch grows item ${index}, which is no answer`);
       next[index] = { ...item, text: item.text + text, reasoning: item.reasoning + reasoning };

@@ -6,10 +6,10 @@
  */
 import * as z from 'zod/mini';
 import { AgentError } from '../errors.js';
-import { SessionPageSchema, type SessionConfig, type SessionPage } from '../types.js';
+import type { SessionConfig, SessionPage } from '../types.js';
 import { call, seg, type RemoteTransport } from './remote-http.js';
 import { RemoteSession } from './remote-session.js';
-import { ReadStateSchema } from './wire.js';
+import { ReadStateSchema, SessionPageSchema, type SessionState } from './wire.js';
 
 /** Options of {@link RemoteAgent}. */
 export interface RemoteAgentOptions {
@@ -59,7 +59,7 @@ export class RemoteAgent {
     if (cursor !== null) query.set('cursor', cursor);
     const parsed = z.safeParse(SessionPageSchema, await call(this.#transport, 'GET', `/sessions?${query}`));
     if (!parsed.success) throw invalid('a session list of the wrong shape');
-    return parsed.data;
+    return parsed.data as unknown as SessionPage;
   }
 
   /** Deletes a session. */
@@ -70,7 +70,7 @@ export class RemoteAgent {
   #session(body: unknown): RemoteSession {
     const parsed = z.safeParse(ReadStateSchema, body);
     if (!parsed.success) throw invalid('a session state of the wrong shape');
-    const { eventId, ...state } = parsed.data;
+    const { eventId, ...state } = parsed.data as unknown as SessionState & { eventId: string | null };
     return new RemoteSession(this.#transport, state, eventId);
   }
 }

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { AgentError } from '../errors.js';
-import { AGENT_ERROR_CODES, type AgentErrorCode } from '../types.js';
+import { AGENT_ERROR_CODES, type AgentErrorCode, type ErrorSource } from '../types.js';
 
 /** Where and how to reach the server. */
 export interface RemoteTransport {
@@ -31,9 +31,22 @@ export async function errorOf(response: Response): Promise<AgentError> {
   if (!parsed.success)
     return new AgentError('INTERNAL_ERROR', `the server answered ${response.status} without an error body`);
   const { code, message } = parsed.data.error;
-  const known = (AGENT_ERROR_CODES as readonly string[]).includes(code);
-  return new AgentError(known ? (code as AgentErrorCode) : 'INTERNAL_ERROR', message, {
-    retryable: response.status === 503,
+  return agentError({ code, message, retryable: response.status === 503 });
+}
+
+const SOURCES: readonly string[] = ['provider', 'tool', 'plugin', 'storage', 'agent'];
+
+/** An `AgentError` from the server's data of one; a code or source this client does not know is `INTERNAL_ERROR` / `agent`. */
+export function agentError(data: {
+  code: string;
+  message: string;
+  retryable?: boolean;
+  source?: string;
+}): AgentError {
+  const known = (AGENT_ERROR_CODES as readonly string[]).includes(data.code);
+  return new AgentError(known ? (data.code as AgentErrorCode) : 'INTERNAL_ERROR', data.message, {
+    retryable: data.retryable === true,
+    ...(data.source !== undefined && SOURCES.includes(data.source) && { source: data.source as ErrorSource }),
   });
 }
 

@@ -161,9 +161,12 @@ export class RemoteSession {
 
   async #startTurn<T>(route: 'turns' | 'continue', body: unknown): Promise<RemoteTurn<T>> {
     if (this.#closed) throw new AgentError('SESSION_CLOSED', 'the session is closed');
-    // One stream at a time: the turn's answer carries everything the follow stream would.
-    this.#link?.controller.abort();
-    this.#link = null;
+    // The turn's answer carries everything the follow stream would: that one stops. (Another
+    // turn's stream goes on until its result; frames both carry are applied once.)
+    if (this.#link && this.#link.turn === null) {
+      this.#link.controller.abort();
+      this.#link = null;
+    }
     const controller = new AbortController();
     const response = await send(this.#transport, 'POST', `/sessions/${seg(this.id)}/${route}`, {
       body,
@@ -212,6 +215,9 @@ export class RemoteSession {
 
   /** Reads one link's frames, reconnecting from the last applied frame while the link is needed. */
   async #pump(link: Link, first: Response | null): Promise<void> {
+    // A follow stream opened while the turn was being started gives way to the turn's.
+    const before = this.#link;
+    if (link.turn && before && before !== link && before.turn === null) before.controller.abort();
     this.#link = link;
     const { signal } = link.controller;
     let response = first;
@@ -234,7 +240,8 @@ export class RemoteSession {
         for await (const message of readSse(response.body, MAX_FRAME_BYTES)) {
           if (signal.aborted) break;
           previous = this.#apply(message.event, message.id, message.data, previous);
-          failures = 0;
+          // Progress, not a state read back from storage (which another instance's session answers with).
+          if (message.event !== 'state') failures = 0;
           if (!needed()) break;
         }
       } catch (error) {
@@ -244,13 +251,14 @@ export class RemoteSession {
       }
       response = null;
       if (!needed()) break;
-      if (++failures > MAX_RECONNECTS) {
+      // A turn is given up after so many tries; a follow stream keeps trying, at the slowest pace.
+      if (++failures > MAX_RECONNECTS && link.turn) {
         return this.#lost(
           link,
           new AgentError('INTERNAL_ERROR', 'the server could not be reached again', { retryable: true }),
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, backoff(failures)));
+      await new Promise((resolve) => setTimeout(resolve, backoff(Math.min(failures, MAX_RECONNECTS))));
     }
     this.#unlink(link);
   }
@@ -264,13 +272,17 @@ export class RemoteSession {
   /** A link that cannot go on: its turn fails with `error`; the conversation stays as it was. */
   #lost(link: Link, error: AgentError): void {
     link.turn?._fail(error);
-    if (error instanceof ProtocolError) for (const turn of this.#turns.values()) turn._fail(error);
     if (this.#link === link) this.#link = null;
+    // A server that breaks the protocol is not followed again; one that is only unreachable is,
+    // for whoever still watches.
+    if (error instanceof ProtocolError) for (const turn of this.#turns.values()) turn._fail(error);
+    else if (link.turn) this.#follow();
   }
 
   /** Checks and applies one frame; returns its id. */
   #apply(event: string, id: string | null, data: string, previous: FrameId | null): FrameId {
-    if (!(event in FRAME_SCHEMAS)) throw new ProtocolError(`an unknown frame '${event.slice(0, 40)}'`);
+    if (!Object.hasOwn(FRAME_SCHEMAS, event))
+      throw new ProtocolError(`an unknown frame '${event.slice(0, 40)}'`);
     const kind = event as FrameKind;
     const frameId = parseFrameId(id);
     if (!frameId) throw new ProtocolError(`a frame without a valid id`);
@@ -282,14 +294,14 @@ export class RemoteSession {
     } catch {
       throw new ProtocolError(`a ${kind} frame that is not JSON`);
     }
-    const parsed = z.safeParse(FRAME_SCHEMAS[kind], value);
+    const parsed = z.safeParse(FRAME_SCHEMAS[kind] as z.ZodMiniType, value);
     if (!parsed.success)
       throw new ProtocolError(
         `a ${kind} frame of the wrong shape (${parsed.error.issues[0]?.path.join('.') ?? ''})`,
       );
     const position = this.#position;
     if (kind === 'state') {
-      this.#applyState(parsed.data as SessionState);
+      this.#applyState(parsed.data as unknown as SessionState);
     } else {
       if (!position || position.token !== frameId.token)
         throw new ProtocolError('a frame of another copy of the session, with no state before it');
@@ -357,7 +369,8 @@ export class RemoteSession {
       await call(this.#transport, 'GET', `/sessions/${seg(this.id)}`),
     );
     if (!parsed.success) throw new ProtocolError('a session state of the wrong shape');
-    this.#messages = parsed.data.messages;
-    this.#interrupted = parsed.data.interruptedTurn;
+    const state = parsed.data as unknown as SessionState;
+    this.#messages = state.messages;
+    this.#interrupted = state.interruptedTurn;
   }
 }

@@ -8,7 +8,7 @@ import type { Observable } from 'rxjs';
 import { AgentError } from '../errors.js';
 import { Channel } from '../events/channel.js';
 import type { AgentEvent, PendingApproval, TurnResult } from '../types.js';
-import { call, seg, type RemoteTransport } from './remote-http.js';
+import { agentError, call, seg, type RemoteTransport } from './remote-http.js';
 import type { WireResult } from './wire.js';
 
 /** The terminal payloads: after one of them a turn's events complete. */

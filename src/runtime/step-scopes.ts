@@ -297,6 +297,7 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
     emit,
     report,
     append: (message) => session.append(message),
+    maxRepeats: session.services.config.maxRepeatedToolCalls,
     markStarted: (callId) => {
       session.record({ type: 'metadata', key: TOOL_STARTED_KEY, value: { turnId: turn.id, callId } });
       return session.writes.drain();

@@ -18,8 +18,8 @@ export function diffConversation(before: Conversation, after: Conversation): Con
       if (was === now) continue;
       changed = true;
       const grown = was === undefined ? null : growth(was, now);
-      if (grown) (patch.grow ??= []).push([i, grown[0], grown[1]]);
-      else (patch.set ??= []).push([i, now]);
+      if (grown) (patch.grow ??= []).push({ at: i, text: grown[0], reasoning: grown[1] });
+      else (patch.set ??= []).push({ at: i, item: now });
     }
   }
   if (before.turn !== after.turn) patch.turn = after.turn;

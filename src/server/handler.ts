@@ -3,14 +3,13 @@
  * (Node through `toNodeListener`, or any framework that speaks `Request`/`Response`).
  * @module
  */
-import { AgentError, Errors } from '../errors.js';
+import { Errors } from '../errors.js';
 import type { SessionConfig } from '../types.js';
 import { parseInput } from '../validate.js';
 import { TURN_ID_HEADER } from '../remote/wire.js';
 import { ContinueBody, CreateBody, DecisionBody, ListQuery, TurnBody } from './bodies.js';
 import { cancel, continueTurn, decide, startTurn, turnOptions } from './commands.js';
-import { positionOf, type HostedSession } from './hosted-session.js';
-import { empty, errorResponse, json, readJson } from './http.js';
+import { empty, errorResponse, json, NoRoute, readJson, ServerErrors } from './http.js';
 import { resolveHandlerOptions, type AgentHandlerOptions, type ResolvedHandlerOptions } from './options.js';
 import { proxyModelRequest } from './model-proxy.js';
 import { matchRoute, type Route } from './routes.js';
@@ -41,15 +40,9 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
       const user = await authorize(resolved, request);
       const path = pathBelow(resolved.basePath, new URL(request.url).pathname);
       const route = path === null ? null : matchRoute(request.method, path);
-      if (!route) throw Errors.invalidInput(`no route ${request.method} ${new URL(request.url).pathname}`);
+      if (!route) throw new NoRoute(request.method, new URL(request.url).pathname);
       return await answer(route, request, user, host, resolved);
     } catch (error) {
-      if (
-        AgentError.isInstance(error) &&
-        error.code === 'INVALID_INPUT' &&
-        error.message.includes('no route')
-      )
-        return json(404, { error: { code: error.code, message: error.message } });
       return errorResponse(error);
     }
   };
@@ -64,7 +57,7 @@ async function authorize(options: ResolvedHandlerOptions, request: Request): Pro
     user = null;
   }
   const userId = (user as { userId?: unknown } | null)?.userId;
-  if (typeof userId !== 'string' || userId === '') throw Errors.unauthorized();
+  if (typeof userId !== 'string' || userId === '') throw ServerErrors.unauthorized();
   return userId;
 }
 
@@ -87,13 +80,13 @@ async function answer(
     case 'create': {
       const body = parseInput(CreateBody, await readJson(request), 'body');
       const hosted = await host.create(userId, body.config as SessionConfig | undefined);
-      return json(201, { ...hosted.state(), eventId: positionOf(hosted) });
+      return json(201, { ...hosted.state(), eventId: hosted.log.position });
     }
     case 'list':
       return json(200, await list(request, userId, host));
     case 'get': {
       const hosted = await host.open(userId, route.id, 'read');
-      if (hosted) return json(200, { ...hosted.state(), eventId: positionOf(hosted) });
+      if (hosted) return json(200, { ...hosted.state(), eventId: hosted.log.position });
       const state = await host.withAgent(userId, (agent) => storedState(agent, route.id));
       return json(200, { ...state, eventId: STORED_POSITION });
     }
@@ -147,7 +140,7 @@ async function answer(
     case 'modelProxy':
       // Only with `modelProxy` set; without it the path is an unknown route like any other.
       if (!options.modelProxy)
-        throw Errors.invalidInput(`no route ${request.method} ${new URL(request.url).pathname}`);
+        throw new NoRoute(request.method, new URL(request.url).pathname);
       return proxyModelRequest(request, options.modelProxy);
   }
 }
@@ -174,5 +167,3 @@ function withTurnId(response: Response, turnId: string): Response {
   response.headers.set(TURN_ID_HEADER, turnId);
   return response;
 }
-
-export type { HostedSession };

@@ -9,12 +9,15 @@ import type { Agent } from '../agent.js';
 import type { Conversation } from '../conversation/schema.js';
 import type { RunningTurn, Session } from '../session.js';
 import type { TurnResult } from '../types.js';
-import { frameId, type SessionState, type WireResult } from '../remote/wire.js';
+import type { SessionState, WireResult } from '../remote/wire.js';
 import { diffConversation } from './conversation-diff.js';
 import { FrameLog, frameText, type FrameRecord } from './frame-log.js';
 
 /** A comment line every 15 s keeps proxies from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
+
+/** Frames a stream may have queued for a slow client before it is closed (the client reconnects). */
+const MAX_QUEUED_FRAMES = 10_000;
 
 /** How many ended turns' results a copy remembers for a client that missed their frames. */
 const KEPT_RESULTS = 8;
@@ -125,7 +128,11 @@ export class HostedSession {
         let open = true;
         const ends = (record: FrameRecord) => record.kind === 'result' && record.turnId === untilTurn;
         const send = (text: string) => {
-          if (open) controller.enqueue(encoder.encode(text));
+          if (!open) return;
+          controller.enqueue(encoder.encode(text));
+          // A client that reads far slower than the session writes: let it reconnect, and get
+          // the frames it missed from the log, rather than queueing them here without a bound.
+          if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) finish();
         };
         const finish = () => {
           if (!open) return;
@@ -168,6 +175,7 @@ export class HostedSession {
           if (ends(record)) finish();
         });
         const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
+        heartbeat.unref?.();
         signal.addEventListener('abort', finish);
         if (done || this.#ended || signal.aborted) finish();
       },
@@ -186,8 +194,24 @@ export class HostedSession {
    * running turn is cancelled), then shuts its agent down.
    */
   release(): Promise<void> {
-    this.#ending ??= this.session._release().then(() => this.#shutdown());
+    this.#ending ??= this.#drop().then(() => this.#shutdown());
     return this.#ending;
+  }
+
+  /**
+   * The dropped-handle path of the Session machine (what a garbage-collected handle takes):
+   * resolves once the session has ended. A session already closing goes its own way.
+   */
+  #drop(): Promise<void> {
+    const ended = new Promise<void>((resolve) => {
+      if (this.#ended) return resolve();
+      this.session.conversation.subscribe({ complete: () => resolve() });
+    });
+    const ref = this.agent.actor.getSnapshot().children.session;
+    const snapshot = ref?.getSnapshot();
+    if (snapshot?.status === 'active' && snapshot.context.closeRequested === null)
+      ref!.send({ type: 'DROP' });
+    return ended;
   }
 
   /** Closes the session (its full close path), then shuts its agent down. */
@@ -222,6 +246,8 @@ export class HostedSession {
     }
     if (this.#ended || this.running !== null || this.#streams > 0 || this.#commands > 0) return;
     this.#idle = setTimeout(() => void this.release(), this.options.idleTimeoutMs);
+    // A released session needs no process kept alive for it.
+    this.#idle.unref?.();
   }
 
   #end(): void {
@@ -233,11 +259,6 @@ export class HostedSession {
     // A session that ended by itself (taken over by another instance) frees its agent too.
     if (this.#ending === null) this.#ending = this.agent.shutdown();
   }
-}
-
-/** The id of the position after `seq` in `log` (for answers outside a stream). */
-export function positionOf(session: HostedSession): string {
-  return frameId(session.log.token, session.log.seq);
 }
 
 /** The session's interrupted turn, as plain data for the wire. */

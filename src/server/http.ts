@@ -27,10 +27,24 @@ const STATUS: Partial<Record<AgentErrorCode, number>> = {
   SERVER_BUSY: 503,
 };
 
+/** The handler's own errors. */
+export const ServerErrors = {
+  unauthorized: () => new AgentError('UNAUTHORIZED', 'the request is not authorized'),
+  serverBusy: (limit: number) =>
+    new AgentError('SERVER_BUSY', `this instance holds ${limit} open sessions already`),
+} as const;
+
 /** A body over {@link MAX_BODY_BYTES}: 413 with code `INVALID_INPUT`. */
 export class BodyTooLarge extends AgentError {
   constructor() {
     super('INVALID_INPUT', `the request body is over ${MAX_BODY_BYTES} bytes`);
+  }
+}
+
+/** A path that matches no route: 404 with code `INVALID_INPUT`. */
+export class NoRoute extends AgentError {
+  constructor(method: string, pathname: string) {
+    super('INVALID_INPUT', `no route ${method} ${pathname}`);
   }
 }
 
@@ -52,6 +66,7 @@ export function empty(status: number): Response {
  * carry no secrets: providers redact them); anything else is a 500 that says nothing of its cause.
  */
 export function errorResponse(error: unknown): Response {
+  if (error instanceof NoRoute) return json(404, { error: { code: error.code, message: error.message } });
   if (error instanceof BodyTooLarge)
     return json(413, { error: { code: error.code, message: error.message } });
   if (AgentError.isInstance(error)) {

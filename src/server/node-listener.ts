@@ -4,7 +4,6 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 
 /**
  * Adapts `handler` to `node:http`'s `(req, res)`.
@@ -49,7 +48,7 @@ async function serve(
     method: req.method ?? 'GET',
     headers,
     signal: controller.signal,
-    ...(hasBody && { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' }),
+    ...(hasBody && { body: bodyOf(req), duplex: 'half' }),
   } as RequestInit);
   const response = await handler(request);
   // An answer given before the body was read (413, 401): drain what the client still sends, so
@@ -84,6 +83,32 @@ async function serve(
     if (!res.destroyed) res.end();
   }
   if (res.destroyed) void reader.cancel().catch(() => {});
+}
+
+/**
+ * The request body as a web stream (paused while the reader is behind). Cancelling it drains the
+ * rest instead of resetting the connection, so the client still reads the answer.
+ */
+function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let open = true;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.on('data', (chunk: Buffer) => {
+        if (!open) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) req.pause();
+      });
+      req.on('end', () => open && ((open = false), controller.close()));
+      req.on('error', (error) => open && ((open = false), controller.error(error)));
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      open = false;
+      drain(req);
+    },
+  });
 }
 
 /** The most of an unread body that is drained before the connection is dropped. */

@@ -18,6 +18,7 @@ import { AgentError, Errors } from '../errors.js';
 import { findInterruptedTurn } from '../persistence/interrupted-turn.js';
 import type { SessionConfig } from '../types.js';
 import { HostedSession } from './hosted-session.js';
+import { ServerErrors } from './http.js';
 import { OwnerCache, ownerEvent } from './ownership.js';
 
 /** What a request needs of a session: to read it, or to act on it (a turn or continue, or another command). */
@@ -150,7 +151,7 @@ export class SessionHost {
 
   #assertRoom(): void {
     if (this.size >= this.limits.maxOpenSessions) {
-      throw Errors.serverBusy(this.limits.maxOpenSessions);
+      throw ServerErrors.serverBusy(this.limits.maxOpenSessions);
     }
   }
 }

@@ -9,7 +9,7 @@ import type { ToolExecuteInput, ToolHandler } from '../ports/tool-handler.js';
 import type { ToolOutput } from '../types.js';
 import { isThenable, TIMED_OUT, withTimeout } from '../timeout.js';
 import { systemClock, type Clock } from '../clock.js';
-import { ToolResultTexts } from '../prompt/tool-result-texts.js';
+import * as ToolResultTexts from '../prompt/tool-result-texts.js';
 
 // Not strict: a tool returning extra keys still has its content read (the extras are dropped).
 const ReturnedOutputSchema = z.object({

@@ -7,7 +7,8 @@
  * One call, in this order:
  * 1. parse the raw JSON arguments; look the tool up; validate the arguments with its schema.
  *    A failure here is an error result (start and end events are still emitted; no hooks run).
- * 2. a call denied approval gets its denial as the result (no hooks, it does not run).
+ * 2. a call denied approval (or refused as a repeat) gets that text as the result (no hooks, it
+ *    does not run).
  *    Otherwise `before_tool_use` — `abort` gives the synthetic result `Tool aborted by hook: <reason>`
  *    (the tool does not run); `continue_with` arguments are validated again before they are used.
  * 3. cancellation check — a call that has not emitted `tool_call_start` when the turn is
@@ -28,7 +29,8 @@ import type { ToolHandler } from '../ports/tool-handler.js';
 import type { AgentEventPayload, ToolOutput, ToolSpec } from '../types.js';
 import { executeWithTimeout } from './execute-with-timeout.js';
 import type { ToolCallRequest } from '../types.js';
-import { TOOL_CALL_SKIPPED_TEXT, ToolResultTexts } from '../prompt/tool-result-texts.js';
+import * as ToolResultTexts from '../prompt/tool-result-texts.js';
+import { TOOL_CALL_SKIPPED_TEXT } from '../prompt/tool-result-texts.js';
 import { truncateToolOutput } from './truncate.js';
 import { systemClock, type Clock } from '../clock.js';
 import { parseJsonArguments } from './parse-arguments.js';
@@ -64,7 +66,7 @@ export interface ToolBatchContext {
   emit(payload: AgentEventPayload): void;
   /** Receives non-fatal problems, e.g. `HOOK_FAILED` from a tool hook. */
   reportError(error: AgentError): void;
-  /** Calls denied approval, by id: the result text each gets instead of running. */
+  /** Calls denied approval or refused as repeats, by id: the result text each gets instead of running. */
   denied?: ReadonlyMap<string, string>;
   /**
    * The tool sources' tools of the request these calls answer, by name (never a registered

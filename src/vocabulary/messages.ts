@@ -36,11 +36,27 @@ export const MessageStatusSchema = /* @__PURE__ */ (() => z.enum(['complete', 'i
 /** `incomplete`: the assistant message was cut short (cancel, or a failure after output). */
 export type MessageStatus = z.infer<typeof MessageStatusSchema>;
 
+/** Schema of {@link ProviderItems}. */
+export const ProviderItemsSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    provider: z.string(),
+    model: z.string(),
+    // Read-only to its users (the items are the server's, sent back as they are); checked as a list.
+    items: z.array(z.unknown()) as unknown as z.ZodMiniType<readonly unknown[]>,
+  }))();
+/**
+ * A provider's own record of one response (e.g. the Responses API's output items, reasoning
+ * included), opaque to the runtime: stored with the assistant message so that the provider can
+ * send it back exactly. Only the provider `provider` uses it, and only for model `model`.
+ */
+export type ProviderItems = z.infer<typeof ProviderItemsSchema>;
+
 /** @internal The fields each message kind carries; the stored session events reuse them (same shapes). */
 export const userFields = /* @__PURE__ */ (() => ({ content: z.array(ContentBlockSchema) }))();
 export const assistantFields = /* @__PURE__ */ (() => ({
   content: z.array(ContentBlockSchema),
   status: MessageStatusSchema,
+  providerItems: z.optional(ProviderItemsSchema),
 }))();
 export const toolCallFields = /* @__PURE__ */ (() => ({
   callId: z.string(),

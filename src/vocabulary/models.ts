@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { MessageSchema, type Message } from './messages.js';
+import { MessageSchema, ProviderItemsSchema, type Message } from './messages.js';
 import { ToolSpecSchema, type ToolSpec } from './tools.js';
 import { nonNegativeInt, TokenUsageSchema } from './usage.js';
 
@@ -80,6 +80,8 @@ export const ChatEventSchema = /* @__PURE__ */ (() =>
       cost: z.optional(z.number()),
     }),
     z.strictObject({ type: z.literal('done'), finishReason: z.string() }),
+    // Optional: the response's own items, stored on its assistant message (`providerItems`).
+    z.strictObject({ type: z.literal('response_items'), ...ProviderItemsSchema.def.shape }),
     // Optional: a piece of a tool call's arguments as it streams (the complete `tool_call` follows).
     z.strictObject({
       type: z.literal('tool_call_delta'),

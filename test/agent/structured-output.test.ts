@@ -7,7 +7,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
 import { FINAL_ANSWER_TOOL, type ConversationItem } from '../../src/index.js';
 import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
-import { OutputTexts } from '../../src/output/output-texts.js';
+import * as OutputTexts from '../../src/output/output-texts.js';
 import { createTestAgent, recordingTool } from '../support/agent.js';
 import { asAgentError, expectAgentError } from '../support/errors.js';
 import { errorPayloads, eventsOf, types } from '../support/events.js';

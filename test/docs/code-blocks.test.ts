@@ -28,6 +28,8 @@ const SOURCES = {
   'youyou-agent/testing': 'src/testing/index.js',
   'youyou-agent/mcp': 'src/mcp.js',
   'youyou-agent/server': 'src/server.js',
+  'youyou-agent/remote': 'src/remote.js',
+  'youyou-agent/postgres': 'src/postgres.js',
 } as const;
 
 /** The documentation's examples, each with the file it is written to. */
@@ -103,6 +105,54 @@ async function answerHello(_req: unknown, res: ServerResponse): Promise<void> {
   res.end('data: [DONE]\n\n');
 }
 
+/**
+ * The same answer from the Responses API (`POST /responses`), as OpenAI streams it: a reasoning
+ * item with a summary and encrypted content, then the message.
+ */
+async function answerHelloResponses(_req: unknown, res: ServerResponse): Promise<void> {
+  startSse(res);
+  const send = (event: Record<string, unknown>) =>
+    res.write(`event: ${String(event['type'])}\ndata: ${JSON.stringify(event)}\n\n`);
+  const reasoning = {
+    id: 'rs_1',
+    type: 'reasoning',
+    summary: [{ type: 'summary_text', text: 'Three greetings.' }],
+    encrypted_content: 'gAAAAB-opaque',
+  };
+  const message = {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    status: 'completed',
+    content: [{ type: 'output_text', text: 'Hello! Bonjour ! ¡Hola!', annotations: [] }],
+  };
+  send({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } });
+  send({ type: 'response.output_item.added', output_index: 0, item: { ...reasoning, summary: [] } });
+  send({
+    type: 'response.reasoning_summary_text.delta',
+    output_index: 0,
+    summary_index: 0,
+    delta: 'Three greetings.',
+  });
+  send({ type: 'response.output_item.done', output_index: 0, item: reasoning });
+  send({ type: 'response.output_item.added', output_index: 1, item: { ...message, content: [] } });
+  for (const delta of ['Hello!', ' Bonjour !', ' ¡Hola!'])
+    send({ type: 'response.output_text.delta', output_index: 1, content_index: 0, delta });
+  send({ type: 'response.output_item.done', output_index: 1, item: message });
+  const usage = {
+    input_tokens: 24,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 30,
+    output_tokens_details: { reasoning_tokens: 21 },
+    total_tokens: 54,
+  };
+  send({
+    type: 'response.completed',
+    response: { id: 'resp_1', status: 'completed', output: [reasoning, message], usage },
+  });
+  res.end();
+}
+
 describe('documentation code blocks', () => {
   let server: ChatCompletionsServer;
   const previousBaseUrl = process.env.LLM_BASE_URL;
@@ -112,7 +162,9 @@ describe('documentation code blocks', () => {
     mkdirSync(GENERATED, { recursive: true });
     for (const example of all) writeFileSync(example.path, generated(example));
     server = await ChatCompletionsServer.start();
-    server.respondWith(answerHello);
+    server.respondWith((req, res) =>
+      req.url?.endsWith('/responses') ? answerHelloResponses(req, res) : answerHello(req, res),
+    );
     process.env.LLM_BASE_URL = server.baseURL;
   });
 

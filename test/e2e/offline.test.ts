@@ -48,6 +48,24 @@ describe('the demo with no endpoint', () => {
     expect(items.at(-1)!.text).toBe('1. 12 + 30 = 42\n2. (12 + 30) * 2 = 84\n\n**Result: 84**');
   });
 
+  it('stops a model stuck in a loop: the fourth identical call is refused, and the model reads why', async () => {
+    const page = await e2e.open({ offline: true });
+    await page.sendAndWait('loop');
+    const items = await page.items();
+    const tools = items.filter((i) => i.kind === 'tool');
+    expect(tools.map((t) => t.status)).toEqual(['done', 'done', 'done', 'error']);
+    expect(tools.slice(0, 3).map((t) => t.text.split(' \u2192 ')[1])).toEqual([
+      '2 + 2 = 4',
+      '2 + 2 = 4',
+      '2 + 2 = 4',
+    ]);
+    expect(tools[3]!.text).toContain('the same call was made 3 times in this turn already');
+    expect(items.at(-1)).toMatchObject({ kind: 'assistant', status: 'complete' });
+    expect(items.at(-1)!.text).toMatch(
+      /^I made the same calculator call 3 times; the runtime refused the next one/,
+    );
+  });
+
   it('shows the demo plugin at work: its hook calls are listed as they happen', async () => {
     const page = await e2e.open({ offline: true });
     await page.send('note: buy oat milk');

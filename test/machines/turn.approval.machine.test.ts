@@ -141,6 +141,7 @@ describe('Turn machine: approval', () => {
       sessionId: 's1',
       calls: batch.calls,
       denied: [{ callId: 'a', approved: false, by: 'user', reason: 'no' }],
+      repeatCounts: {},
     });
     await h.done('runToolBatch', { count: 2 });
     expect(h.step('prepareRequest').input).toMatchObject({ dynamicSections: ['<x/>'] });

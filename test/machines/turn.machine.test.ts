@@ -229,6 +229,20 @@ describe('Turn machine', () => {
     expect((await h.output()).status).toBe('cancelled');
   });
 
+  it('carries the repeated-call counts from each batch to the next, starting from none', async () => {
+    const h = createTurnHarness({ maxToolCallsPerTurn: 10 });
+    await h.done('startTurn');
+    await h.done('prepareRequest', { needsCompaction: false });
+    await h.done('streamModel', response([call('a')]));
+    await h.done('reviewToolCalls');
+    expect(h.step('runToolBatch').input).toMatchObject({ repeatCounts: {} });
+    await h.done('runToolBatch', { count: 1, repeatCounts: { 'echo#1': 1 } });
+    await h.done('prepareRequest', { needsCompaction: false });
+    await h.done('streamModel', response([call('b')]));
+    await h.done('reviewToolCalls');
+    expect(h.step('runToolBatch').input).toMatchObject({ repeatCounts: { 'echo#1': 1 } });
+  });
+
   it('stops at the tool-call limit after the batch that reaches it', async () => {
     const h = createTurnHarness({ maxToolCallsPerTurn: 3 });
     await h.done('startTurn');

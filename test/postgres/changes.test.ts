@@ -84,4 +84,23 @@ describe('PostgresSessionStorage.changes', () => {
     await agent.shutdown();
     expect(completed).toBe(true);
   });
+
+  it('listens again after its listening connection was killed', async () => {
+    const [a, b] = storages('changes_relisten');
+    const heard = await listening(a, b);
+    const killer = database.pool();
+    const { rows } = await killer.query(
+      `SELECT count(pg_terminate_backend(pid))::int AS killed FROM pg_stat_activity
+       WHERE datname = $1 AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'`,
+      [database.name],
+    );
+    expect(rows[0].killed).toBeGreaterThan(0);
+    await expect
+      .poll(async () => {
+        await b.saveEvent('after-kill', note('again'));
+        return heard.seen().some((c) => c.sessionId === 'after-kill');
+      })
+      .toBe(true);
+    heard.subscription.unsubscribe();
+  });
 });

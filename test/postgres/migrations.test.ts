@@ -43,6 +43,7 @@ describe('migratePostgres', () => {
     const { sql } = database.client();
     await expectAgentError(migratePostgres(sql, { schema: 'x"; DROP SCHEMA public; --' }), 'INVALID_INPUT');
     expect(() => new PostgresSessionStorage({ sql, schema: 'Upper' })).toThrow(/schema/);
+    expect(() => new PostgresSessionStorage({ sql, schemas: 'x' } as never)).toThrow(/schemas/);
     await migratePostgres(sql, { schema: 'future' });
     await database.pool().query('INSERT INTO future.migrations (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
     await expectAgentError(migratePostgres(sql, { schema: 'future' }), 'STORAGE_ERROR', 'newer');

@@ -7,6 +7,7 @@ import { collect, sseEvent, streamText } from '../support/chat-completions-serve
 import { withChatServer } from '../support/chat-server.js';
 import { expectAgentError } from '../support/errors.js';
 import { chatRequest } from '../support/models.js';
+import { readResponsesStream } from '../support/responses-server.js';
 
 const info = (id: string): ModelInfo => ({
   id,
@@ -140,6 +141,28 @@ describe('ProviderRegistry.registerWithConfig', () => {
     const request = chatRequest('', { model: 'gpt-x', systemPrompt: 's', messages: [], maxOutputTokens: 32 });
     await collect(provider.chat(request, new AbortController().signal));
     expect(local.server.requests.at(-1)?.body['max_completion_tokens']).toBe(32);
+  });
+
+  it('creates an openai-responses provider: POST /responses, stateless, named after its registration', async () => {
+    const registry = new ProviderRegistry();
+    const provider = await registry.registerWithConfig('responses', 'openai-responses', {
+      baseURL: local.server.baseURL,
+      apiKey: 'sk',
+      models: [info('gpt-r')],
+      maxTokensField: 'max_tokens',
+    });
+    expect([provider.id, registry.resolve('gpt-r').provider]).toEqual(['responses', provider]);
+    local.server.respondWith(streamText(readResponsesStream('vercel-azure-text.sse')));
+    const request = chatRequest('hi', { model: 'gpt-r', maxOutputTokens: 16 });
+    const { events } = await collect(provider.chat(request, new AbortController().signal));
+    expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'stop' });
+    const sent = local.server.requests.at(-1)!;
+    expect([sent.url, sent.body['store'], sent.body['max_output_tokens'], sent.body['max_tokens']]).toEqual([
+      '/v1/responses',
+      false,
+      16,
+      undefined,
+    ]);
   });
 
   it('rejects invalid config, an unknown type and a missing baseURL with INVALID_INPUT', async () => {

@@ -42,11 +42,19 @@ async function hostile(bad: string, stateBody: unknown = STATE): Promise<RemoteA
     }
     if (req.url === '/agent/sessions/s1/turns') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'youyou-turn-id': 't1' });
-      res.write(frame('tok.1', 'patch', { length: 1, set: [[0, USER]], turn: { id: 't1', status: 'running' } }));
+      res.write(
+        frame('tok.1', 'patch', {
+          length: 1,
+          set: [{ at: 0, item: USER }],
+          turn: { id: 't1', status: 'running' },
+        }),
+      );
       res.end(bad);
       return;
     }
-    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"INVALID_INPUT","message":"no"}}');
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end('{"error":{"code":"INVALID_INPUT","message":"no"}}');
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,11 +76,18 @@ const cases: [string, string][] = [
   ['a huge frame', frame('tok.2', 'event', `"${'x'.repeat(9 * 1024 * 1024)}"`)],
   ['an id going backwards', frame('tok.3', 'patch', { length: 1 }) + frame('tok.2', 'patch', { length: 1 })],
   ['an unknown frame', frame('tok.2', 'exec', { command: 'x' })],
+  ['a frame named after a property of every object', frame('tok.2', 'toString', {})],
   ['a frame without an id', 'event: patch\ndata: {"length":1}\n\n'],
-  ['a patch that does not fit', frame('tok.2', 'patch', { length: 1, grow: [[0, 'more', '']] })],
-  ['a patch with a hole', frame('tok.2', 'patch', { length: 3, set: [[2, USER]] })],
+  [
+    'a patch that does not fit',
+    frame('tok.2', 'patch', { length: 1, grow: [{ at: 0, text: 'more', reasoning: '' }] }),
+  ],
+  ['a patch with a hole', frame('tok.2', 'patch', { length: 3, set: [{ at: 2, item: USER }] })],
   ['a frame that is not JSON', frame('tok.2', 'event', '{not json')],
-  ['an event of another session', frame('tok.2', 'event', { ...event(1, { type: 'turn_cancelled' }), sessionId: 'other' })],
+  [
+    'an event of another session',
+    frame('tok.2', 'event', { ...event(1, { type: 'turn_cancelled' }), sessionId: 'other' }),
+  ],
   ['a frame of another copy without a state', frame('zzz.9', 'patch', { length: 1 })],
 ];
 

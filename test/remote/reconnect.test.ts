@@ -106,4 +106,32 @@ describe('a stream cut mid-answer', () => {
     expect(result.status).toBe('cancelled');
     await session.close();
   });
+
+  it("a follower's stream cut twice mid-answer still ends with the runner's conversation", async () => {
+    const { items, text } = slowAnswer(200);
+    // Only the follower goes through the proxy: its first two streams are cut.
+    const { proxy, server } = await setUp([2_500, 2_500], [items]);
+    const runner = await remoteFor(server.url, 'alice').newSession();
+    let onRunner!: Conversation;
+    runner.conversation.subscribe((c) => (onRunner = c));
+    const turn = await runner.sendMessage('Count');
+    await new Promise<void>((resolve) =>
+      turn.events.subscribe((e) => e.payload.type === 'text_delta' && resolve()),
+    );
+    const follower = await remoteFor(`${proxy.origin}/agent`, 'alice').resumeSession(runner.id);
+    let onFollower!: Conversation;
+    const done = new Promise<void>((resolve) =>
+      follower.conversation.subscribe((c) => {
+        onFollower = c;
+        if (c.turn === null && c.items.some((i) => i.kind === 'assistant' && i.status === 'complete'))
+          resolve();
+      }),
+    );
+    await turn.result;
+    await done;
+    expect(proxy.cuts).toBe(2);
+    expect(onFollower).toEqual(onRunner);
+    expect(onFollower.items.find((i) => i.kind === 'assistant')).toMatchObject({ text });
+    await runner.close();
+  });
 });

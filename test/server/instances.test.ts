@@ -11,7 +11,7 @@ import * as z from 'zod/mini';
 import { defineTool } from '../../src/index.js';
 import { reply, ScriptedModelProvider, type ScriptItem, type ScriptStep } from '../../src/testing/index.js';
 import { SharedSessionLock } from '../support/shared-lock.js';
-import { inMemoryWorld, remoteFor, startHandler, type RunningServer } from './support.js';
+import { testWorld, remoteFor, startHandler, type RunningServer } from './support.js';
 
 const servers: RunningServer[] = [];
 afterEach(async () => {
@@ -29,7 +29,7 @@ const transfer = defineTool({
 
 /** Two instances, A and B, on one storage and one lock. */
 async function twoInstances(script: ScriptStep[]) {
-  const world = inMemoryWorld();
+  const world = testWorld();
   const lock = new SharedSessionLock();
   const provider = new ScriptedModelProvider({ script });
   const a = await startHandler({ provider, world, lock: lock.forHolder('A'), tools: [transfer] });
@@ -194,5 +194,31 @@ describe('two instances on one storage', () => {
       'assistant',
     ]);
     expect(session.interruptedTurn).toBeNull();
+  });
+
+  it('discardInterruptedTurn() after the instance that ran the turn is gone', async () => {
+    const { lock, a, b } = await twoInstances([
+      reply.toolCalls([{ name: 'transfer', arguments: { amount: 4 }, callId: 'c4' }]),
+      reply.text('Nothing moved.'),
+    ]);
+    let target = a.origin;
+    const routed: typeof fetch = (input, init) =>
+      fetch(String(input).replace(/^http:\/\/127\.0\.0\.1:\d+/, target), init);
+    const session = await remoteFor(`${a.origin}/agent`, 'alice', routed).newSession();
+    const turn = await session.sendMessage('move 4');
+    await new Promise<void>((resolve) =>
+      turn.events.subscribe((e) => e.payload.type === 'approval_requested' && resolve()),
+    );
+    lock.crash('A');
+    target = b.origin;
+    await a.close();
+    expect((await turn.result).status).toBe('failed');
+    expect(session.interruptedTurn?.turnId).toBe(turn.id);
+    await session.discardInterruptedTurn();
+    expect(session.interruptedTurn).toBeNull();
+    const last = session.messages.at(-1);
+    expect(last).toMatchObject({ type: 'tool_result', callId: 'c4', isError: true });
+    // The session goes on with a new turn on B.
+    expect((await (await session.sendMessage('never mind')).result).status).toBe('completed');
   });
 });

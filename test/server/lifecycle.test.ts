@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
 import { testPlugin } from '../support/agent.js';
+import { deferred } from '../support/waits.js';
 import { SharedSessionLock } from '../support/shared-lock.js';
 import { remoteFor, startHandler, type RunningServer } from './support.js';
 
@@ -71,6 +72,37 @@ describe('idle release and close', () => {
     expect(lock.holderOf(session.id)).toBe('A');
     watching.unsubscribe();
     await eventually(() => lock.holderOf(session.id) === null, 'released once nobody watches');
+  });
+});
+
+describe('one turn at a time', () => {
+  it('a turn while one runs is 409 TURN_BUSY; the running one goes on', async () => {
+    const release = deferred();
+    const provider = new ScriptedModelProvider({
+      script: [
+        [
+          { type: 'text_delta', text: 'Wait' },
+          { type: 'wait', until: release.promise },
+          { type: 'done', finishReason: 'stop' },
+        ],
+      ],
+    });
+    const server = await startHandler({ provider });
+    servers.push(server);
+    const session = await remoteFor(server.url, 'alice').newSession();
+    const first = await session.sendMessage('one');
+    await expect(session.sendMessage('two')).rejects.toMatchObject({ code: 'TURN_BUSY' });
+    const raw = await fetch(`${server.url}/sessions/${session.id}/turns`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'three' }),
+    });
+    expect([raw.status, ((await raw.json()) as { error: { code: string } }).error.code]).toEqual([
+      409,
+      'TURN_BUSY',
+    ]);
+    release.resolve();
+    expect((await first.result).status).toBe('completed');
   });
 });
 

@@ -10,7 +10,7 @@ import { InMemorySessionStorage, type SessionEvent } from '../../src/index.js';
 import { OpenAIProvider } from '../../src/openai.js';
 import { SCRIPTED_MODEL } from '../../src/testing/index.js';
 import { ChatCompletionsServer, sseEvent, startSse } from '../support/chat-completions-server.js';
-import { startHandler, inMemoryWorld, type RunningServer, type StorageWorld } from './support.js';
+import { startHandler, testWorld, type RunningServer, type StorageWorld } from './support.js';
 
 const KEY = 'sk-planted-4d1f9c2b7e6a5f3e8d0c';
 const PROXY_KEY = 'sk-proxy-planted-91ab7c3d5e';
@@ -85,7 +85,7 @@ const worlds: [
   [
     'a storage per user',
     () => {
-      const world = inMemoryWorld();
+      const world = testWorld();
       return { ...world, load: (user, id) => world.storageFor(user).loadSession(id) };
     },
   ],

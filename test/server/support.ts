@@ -40,6 +40,14 @@ export function inMemoryWorld(): StorageWorld & { storages: Map<string, InMemory
   };
 }
 
+/**
+ * The storage every server test runs on: in memory here. The one place to point the same tests at
+ * another storage (PostgreSQL after the merge): return that world instead.
+ */
+export function testWorld(): StorageWorld & { storages?: Map<string, InMemorySessionStorage> } {
+  return inMemoryWorld();
+}
+
 /** What the agents of a handler are built with. */
 export interface FactoryOptions {
   provider: ModelProvider;
@@ -52,7 +60,7 @@ export interface FactoryOptions {
 
 /** The `agent` option of a handler: one agent per open session, on the user's storage. */
 export function agentFactory(options: FactoryOptions): (scope: { userId: string }) => Promise<Agent> {
-  const world = options.world ?? inMemoryWorld();
+  const world = options.world ?? testWorld();
   return async ({ userId }) =>
     (
       await createTestAgent({

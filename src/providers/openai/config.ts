@@ -10,13 +10,16 @@ import type { MaxTokensField } from './to-wire.js';
 
 /**
  * The kinds of provider {@link ProviderRegistry.registerWithConfig} can create: `openai` (the
- * OpenAI API; `max_completion_tokens`) and `openai-compatible` (any Chat Completions server
- * such as Ollama, vLLM, LM Studio, OpenRouter or DeepSeek; `baseURL` required, `max_tokens`).
+ * OpenAI API; `max_completion_tokens`), `openai-compatible` (any Chat Completions server
+ * such as Ollama, vLLM, LM Studio, OpenRouter or DeepSeek; `baseURL` required, `max_tokens`) and
+ * `openai-responses` (`OpenAIResponsesProvider`: the Responses API, stateless; `maxTokensField`
+ * does not apply).
  */
-export type ProviderType = 'openai' | 'openai-compatible';
+export type ProviderType = 'openai' | 'openai-compatible' | 'openai-responses';
 
 /** Schema of {@link ProviderType}. */
-export const ProviderTypeSchema = /* @__PURE__ */ (() => z.enum(['openai', 'openai-compatible']))();
+export const ProviderTypeSchema = /* @__PURE__ */ (() =>
+  z.enum(['openai', 'openai-compatible', 'openai-responses']))();
 
 /** The data options of an OpenAI-type provider (what `registerWithConfig` takes). */
 export interface OpenAIProviderConfig {

@@ -12,7 +12,6 @@ import { APIConnectionTimeoutError, APIError } from 'openai/core/error';
 import { Errors } from '../../errors.js';
 import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './chat-client.js';
 import { chunkStream } from './chunk-stream.js';
-import type { WireRequest } from './to-wire.js';
 
 /** What configures the client. */
 export interface FetchChatClientOptions {
@@ -38,20 +37,37 @@ const HEADERS_TIMEOUT_MS = 10 * 60 * 1000;
 export function createFetchChatClient(
   options: FetchChatClientOptions,
 ): OpenAIChatClient & { readonly apiKey: string } {
+  const { apiKey, post } = createFetchStreamPost(options, '/chat/completions', 'OpenAIProvider');
+  // Public like the SDK client's, so the provider knows which key to keep out of its errors.
+  return { apiKey, chat: { completions: { create: post } } };
+}
+
+/**
+ * A streaming `POST {baseURL}{path}` over `fetch`, with the SDK client's defaults (see the module
+ * description); `who` names the options in its errors. Shared by the Chat Completions and the
+ * Responses providers.
+ * @example
+ * const { post } = createFetchStreamPost({ apiKey: 'sk-…' }, '/responses', 'OpenAIResponsesProvider');
+ */
+export function createFetchStreamPost(
+  options: FetchChatClientOptions,
+  path: string,
+  who: string,
+): { readonly apiKey: string; post(body: unknown, options: ChatRequestOptions): Promise<ChatChunkStream> } {
   const apiKey = options.apiKey ?? readEnv('OPENAI_API_KEY');
   if (apiKey === undefined) {
     throw Errors.invalidInput(
-      'OpenAIProvider options: no API key: pass `apiKey` or set the OPENAI_API_KEY environment variable',
+      `${who} options: no API key: pass \`apiKey\` or set the OPENAI_API_KEY environment variable`,
     );
   }
   if (isBrowserLike() && !options.dangerouslyAllowBrowser) {
     throw Errors.invalidInput(
-      "OpenAIProvider options: in a browser the API key is visible to the page's users; pass " +
+      `${who} options: in a browser the API key is visible to the page's users; pass ` +
         '`dangerouslyAllowBrowser: true` if that is acceptable (a key meant to be public, a local server, a proxy)',
     );
   }
   const baseURL = options.baseURL ?? readEnv('OPENAI_BASE_URL') ?? OPENAI_BASE_URL;
-  const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
+  const url = `${baseURL.replace(/\/+$/, '')}${path}`;
   const defaultHeaders: Record<string, string> = {
     Accept: 'application/json',
     'Content-Type': 'application/json',
@@ -63,21 +79,16 @@ export function createFetchChatClient(
   if (project) defaultHeaders['OpenAI-Project'] = project;
 
   return {
-    // Public like the SDK client's, so the provider knows which key to keep out of its errors.
     apiKey,
-    chat: {
-      completions: {
-        create: (body, requestOptions) =>
-          streamChat(url, { ...defaultHeaders, ...requestOptions.headers }, body, requestOptions),
-      },
-    },
+    post: (body, requestOptions) =>
+      streamChat(url, { ...defaultHeaders, ...requestOptions.headers }, body, requestOptions),
   };
 }
 
 async function streamChat(
   url: string,
   headers: Record<string, string>,
-  body: WireRequest,
+  body: unknown,
   { signal }: ChatRequestOptions,
 ): Promise<ChatChunkStream> {
   // One controller for the whole exchange: the caller's signal, the headers timeout and the

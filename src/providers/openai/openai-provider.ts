@@ -4,25 +4,17 @@
  * `fetch` by default, or through an `openai` client the app passes in.
  * @module
  */
-import { APIConnectionError, APIError, APIUserAbortError, OpenAIError } from 'openai/core/error';
 import * as z from 'zod/mini';
-import { AgentError, Errors } from '../../errors.js';
+import { Errors } from '../../errors.js';
 import { READS_REQUEST_ONLY, type ModelProvider } from '../../ports/model-provider.js';
 import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../types.js';
 import { parseInput } from '../../validate.js';
 import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './chat-client.js';
-import { chunkStream, END_MARKER_SEEN, MalformedChunkError } from './chunk-stream.js';
+import { END_MARKER_SEEN } from './chunk-stream.js';
 import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from './config.js';
-import {
-  clientError,
-  connectionError,
-  errorBodyMessage,
-  httpStatusError,
-  malformedChunkError,
-  streamErrorObjectError,
-} from './errors.js';
 import { createFetchChatClient } from './fetch-chat-client.js';
 import { SecretRedactor } from './redact-secrets.js';
+import { isTransportFailure, openStream, sdkFailure } from './sdk-stream.js';
 import { ChatStreamAssembler, type WireChunk } from './stream-assembler.js';
 import { toWireRequest, type MaxTokensField } from './to-wire.js';
 
@@ -133,7 +125,7 @@ export class OpenAIProvider implements ModelProvider {
     try {
       yield* this.#chat(request, signal);
     } catch (error) {
-      throw this.#redactor.error(this.#toAgentError(error, signal));
+      throw this.#redactor.error(sdkFailure(this.id, error, signal, this.#redactor));
     }
   }
 
@@ -147,7 +139,7 @@ export class OpenAIProvider implements ModelProvider {
         ...(this.#headers && { headers: this.#headers }),
       });
     } catch (error) {
-      throw this.#toAgentError(error, signal);
+      throw sdkFailure(this.id, error, signal, this.#redactor);
     }
     const assembler = new ChatStreamAssembler({
       providerId: this.id,
@@ -165,7 +157,7 @@ export class OpenAIProvider implements ModelProvider {
           // Once the finish reason is in, the output is complete: a connection that drops before
           // the usage chunk or `[DONE]` costs only the usage (like streams recorded without [DONE]).
           if (assembler.finishReason !== undefined && !signal.aborted && isTransportFailure(error)) break;
-          throw this.#toAgentError(error, signal);
+          throw sdkFailure(this.id, error, signal, this.#redactor);
         }
         // A stream may end quietly when the request is aborted (the SDK's does); we do not.
         if (signal.aborted) throw Errors.requestCancelled();
@@ -184,44 +176,9 @@ export class OpenAIProvider implements ModelProvider {
     }
   }
 
-  /**
-   * Sends the request. An SDK client's answer is read from its raw response (`asResponse()`,
-   * which every `APIPromise` has): the SDK's own chunk stream would hide `[DONE]`.
-   */
-  async #request(
-    body: ReturnType<typeof toWireRequest>,
-    options: ChatRequestOptions,
-  ): Promise<ChatChunkStream> {
-    const pending = this.#client.chat.completions.create(body, options);
-    if (!hasRawResponse(pending)) return pending;
-    const response = await pending.asResponse();
-    // Aborting either the request's signal or the stream's controller stops reading the body.
-    const controller = new AbortController();
-    if (options.signal.aborted) controller.abort();
-    else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
-    return chunkStream(response, controller);
-  }
-
-  #toAgentError(error: unknown, signal: AbortSignal): AgentError {
-    if (signal.aborted || error instanceof APIUserAbortError) return Errors.requestCancelled();
-    if (AgentError.isInstance(error)) return error;
-    if (error instanceof APIConnectionError) return connectionError(this.id, error);
-    if (error instanceof APIError) {
-      if (typeof error.status !== 'number') return streamErrorObjectError(this.id, error.error, error);
-      return httpStatusError(this.id, {
-        status: error.status,
-        serverMessage: errorBodyMessage(error.error) ?? sdkMessageWithoutStatus(error),
-        headers: error.headers,
-        cause: error,
-      });
-    }
-    if (error instanceof OpenAIError) return clientError(this.id, error);
-    if (error instanceof MalformedChunkError) {
-      return malformedChunkError(this.id, this.#redactor.text(error.data), error);
-    }
-    // From the SDK's own stream: its message quotes a cut of the data, which may cut a secret.
-    if (error instanceof SyntaxError) return malformedChunkError(this.id);
-    return connectionError(this.id, error);
+  /** Sends the request (see {@link openStream}). */
+  #request(body: ReturnType<typeof toWireRequest>, options: ChatRequestOptions): Promise<ChatChunkStream> {
+    return openStream(this.#client.chat.completions.create(body, options), options.signal);
   }
 }
 
@@ -231,22 +188,4 @@ function createClient(config: z.infer<typeof OpenAIProviderOptionsSchema>): Open
     baseURL: config.baseURL,
     dangerouslyAllowBrowser: config.dangerouslyAllowBrowser,
   });
-}
-
-/** An `openai` SDK `APIPromise`: its raw `Response` is there, the body not yet read. */
-function hasRawResponse(
-  pending: PromiseLike<ChatChunkStream>,
-): pending is PromiseLike<ChatChunkStream> & { asResponse(): Promise<Response> } {
-  return typeof (pending as { asResponse?: unknown }).asResponse === 'function';
-}
-
-/** The body could not be read as JSON: the SDK's message is `<status> <body text>`. */
-function sdkMessageWithoutStatus(error: APIError): string | undefined {
-  const text = error.message.replace(/^\d{3}\s*/, '');
-  return text && text !== 'status code (no body)' ? text : undefined;
-}
-
-/** A failure of the connection itself (reset, closed), not an error the server reported. */
-function isTransportFailure(error: unknown): boolean {
-  return !(error instanceof OpenAIError) && !(error instanceof SyntaxError) && !AgentError.isInstance(error);
 }

@@ -2,7 +2,8 @@
  * `runToolBatch`: one batch of tool calls through the `ToolDispatcher` (concurrent when all are
  * read-only, serial in call order otherwise), then one `tool_result` message per call in call
  * order — skipped calls included, so every `tool_call` keeps exactly one result. A call denied
- * approval still gets its start and end events, with its denial as the error result.
+ * approval still gets its start and end events, with its denial as the error result; so does a
+ * call the repeated-call guard refuses (the counts of the calls made come in and go out with the batch).
  * @module
  */
 import type { ToolBatchInput, ToolBatchOutput } from '../../../machines/turn.types.js';
@@ -10,6 +11,7 @@ import type { AgentError } from '../../errors.js';
 import type { ToolDispatcher } from '../../tools/tool-dispatcher.js';
 import type { AgentEventPayload, Message, ToolCallRequest } from '../../types.js';
 import { denialText } from '../../approval/denial-text.js';
+import { refuseRepeats } from '../../tools/repeated-calls.js';
 
 /** What `runToolBatch` uses. */
 export interface ToolBatchScope {
@@ -23,6 +25,8 @@ export interface ToolBatchScope {
   append(message: Message): void;
   /** Stores (and drains) the `tool_started` marker of a mutating call before it executes. */
   markStarted(callId: string): Promise<void>;
+  /** `maxRepeatedToolCalls`: how many times one call (same tool, same arguments) may be made in a turn. */
+  maxRepeats: number;
 }
 
 /** Runs the `dispatchingTools` step. */
@@ -33,13 +37,15 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
     if (!call) throw new Error(`tool call '${callId}' has no recorded arguments`);
     return call;
   });
+  const denied = new Map((input.denied ?? []).map((verdict) => [verdict.callId, denialText(verdict)]));
+  const repeatCounts = refuseRepeats(calls, input.repeatCounts, scope.maxRepeats, denied);
   const results = await scope.tools.runBatch(calls, {
     sessionId: input.sessionId,
     turnId: input.turnId,
     cancelSignal: scope.cancelSignal,
     emit: scope.emit,
     reportError: scope.report,
-    denied: new Map((input.denied ?? []).map((verdict) => [verdict.callId, denialText(verdict)])),
+    denied,
     beforeMutatingCall: scope.markStarted,
   });
   for (const result of results) {
@@ -50,5 +56,5 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
       isError: result.isError,
     });
   }
-  return { count: results.length };
+  return { count: results.length, repeatCounts };
 }

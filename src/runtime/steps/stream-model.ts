@@ -15,12 +15,15 @@ import type { ModelProvider } from '../../ports/model-provider.js';
 import { responseCost } from '../../providers/cost.js';
 import type { TurnPrompt } from '../../prompt/session-prompt.js';
 import { toolCallArguments } from '../../tools/parse-arguments.js';
+import * as z from 'zod/mini';
+import { ProviderItemsSchema } from '../../types.js';
 import type {
   AgentEventPayload,
   ChatEvent,
   ChatRequest,
   Message,
   ModelInfo,
+  ProviderItems,
   TokenUsage,
   ToolCallRequest,
   ToolSpec,
@@ -87,6 +90,8 @@ export async function streamModel(
   let usage: TokenUsage | null = null;
   let cost: number | undefined;
   let finishReason: string | null = null;
+  // The provider's own record of the response; kept only if the response completes.
+  let providerItems: ProviderItems | undefined;
   const started = scope.clock.now();
   // Set while the step handles an event: what throws then (other than an invalid event) is the
   // runtime's own bug, labelled at the seam, not the provider's failure.
@@ -151,6 +156,13 @@ export async function streamModel(
           cost = typeof event.cost === 'number' ? event.cost : undefined;
           break;
         }
+        case 'response_items': {
+          const { type: _, ...record } = event;
+          const parsed = z.safeParse(ProviderItemsSchema, record);
+          if (!parsed.success) throw invalidEvent(scope.provider, event);
+          providerItems = parsed.data;
+          break;
+        }
         case 'done':
           if (typeof event.finishReason !== 'string') throw invalidEvent(scope.provider, event);
           finishReason = event.finishReason;
@@ -195,6 +207,7 @@ export async function streamModel(
     type: 'assistant',
     content: draft.text ? [{ type: 'text', text: draft.text }] : [],
     status: 'complete',
+    ...(providerItems && { providerItems }),
   });
   scope.pendingCalls.clear();
   for (const call of toolCalls) {

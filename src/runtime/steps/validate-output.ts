@@ -12,7 +12,7 @@
 import type { ValidateOutputInput, ValidateOutputOutput } from '../../../machines/turn.types.js';
 import { Errors } from '../../errors.js';
 import { checkAnswer, FINAL_ANSWER_TOOL, type PreparedOutput } from '../../output/final-answer.js';
-import { OutputTexts } from '../../output/output-texts.js';
+import * as OutputTexts from '../../output/output-texts.js';
 import { TURN_OUTPUT_KEY } from '../../persistence/metadata-keys.js';
 import type { AgentEventPayload, Message, SessionEventPayload, ToolCallRequest } from '../../types.js';
 

@@ -741,7 +741,15 @@ function expectText(actual: string, expected: string | Digest): void {
 
 /** Deltas first, then tool calls, then at most one usage, then exactly one `done`, last. */
 function expectEventOrder(events: readonly ChatEvent[]): void {
-  const rank = { text_delta: 0, reasoning_delta: 0, tool_call_delta: 0, tool_call: 1, usage: 2, done: 3 } as const;
+  const rank = {
+    text_delta: 0,
+    reasoning_delta: 0,
+    tool_call_delta: 0,
+    tool_call: 1,
+    usage: 2,
+    response_items: 2,
+    done: 3,
+  } as const;
   const ranks = events.map((e) => rank[e.type]);
   expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
   expect(events.filter((e) => e.type === 'usage').length).toBeLessThanOrEqual(1);

@@ -31,6 +31,7 @@ function setup(cancelSignal = new AbortController().signal) {
     report: journal.report,
     append: journal.append,
     markStarted: async (callId) => journal.note(`started ${callId}`),
+    maxRepeats: 0,
   };
   return { journal, scope };
 }
@@ -45,14 +46,18 @@ const call = (callId: string, toolName: string, args: unknown = {}) => ({
 function run(scope: ToolBatchScope, calls: ReturnType<typeof call>[]) {
   const pending = scope.pendingCalls as Map<string, ReturnType<typeof call>>;
   for (const c of calls) pending.set(c.callId, c);
-  return runToolBatch(scope, { ...IDS, calls: calls.map(({ callId, toolName }) => ({ callId, toolName })) });
+  return runToolBatch(scope, {
+    ...IDS,
+    calls: calls.map(({ callId, toolName }) => ({ callId, toolName })),
+    repeatCounts: {},
+  });
 }
 
 describe('runToolBatch', () => {
   it('appends one tool_result per call, in call order, errors included, and returns the count', async () => {
     const { journal, scope } = setup();
     const calls = [call('c1', 'upper', { text: 'a' }), call('c2', 'fail'), call('c3', 'missing')];
-    expect(await run(scope, calls)).toEqual({ count: 3 });
+    expect(await run(scope, calls)).toEqual({ count: 3, repeatCounts: {} });
     expect(journal.appended).toEqual([
       { type: 'tool_result', callId: 'c1', content: 'A', isError: false },
       { type: 'tool_result', callId: 'c2', content: 'it broke', isError: true },
@@ -78,7 +83,7 @@ describe('runToolBatch', () => {
     controller.abort();
     const { journal, scope } = setup(controller.signal);
     const calls = [call('c1', 'upper', { text: 'a' }), call('c2', 'upper', { text: 'b' })];
-    expect(await run(scope, calls)).toEqual({ count: 2 });
+    expect(await run(scope, calls)).toEqual({ count: 2, repeatCounts: {} });
     expect(journal.appended).toEqual([
       { type: 'tool_result', callId: 'c1', content: TOOL_CALL_SKIPPED_TEXT, isError: true },
       { type: 'tool_result', callId: 'c2', content: TOOL_CALL_SKIPPED_TEXT, isError: true },
@@ -97,7 +102,7 @@ describe('runToolBatch', () => {
         return [];
       },
     };
-    expect(await run(scope, [])).toEqual({ count: 0 });
+    expect(await run(scope, [])).toEqual({ count: 0, repeatCounts: {} });
     expect(seen).toEqual([expect.objectContaining({ ...IDS, cancelSignal: scope.cancelSignal })]);
     expect(journal.trail).toEqual(['emit:turn_cancelled', 'report:HOOK_FAILED']);
   });
@@ -105,7 +110,11 @@ describe('runToolBatch', () => {
   it("takes each call's arguments from the side channel, never from its input (machine context holds none)", async () => {
     const { scope } = setup();
     await expect(
-      runToolBatch(scope, { ...IDS, calls: [{ callId: 'ghost', toolName: 'upper' }] }),
+      runToolBatch(scope, {
+        ...IDS,
+        calls: [{ callId: 'ghost', toolName: 'upper' }],
+        repeatCounts: {},
+      }),
     ).rejects.toThrow("tool call 'ghost' has no recorded arguments");
   });
 });
