@@ -63,9 +63,14 @@ export async function decide(
 ): Promise<void> {
   let turn = hosted.running?.id === turnId ? hosted.running : null;
   if (!turn) {
-    if (hosted.running || hosted.session.interruptedTurn?.turnId !== turnId)
-      throw Errors.approvalNotPending(callId);
+    const interrupted = hosted.session.interruptedTurn;
+    if (hosted.running || interrupted?.turnId !== turnId) throw Errors.approvalNotPending(callId);
+    // The decision is for the request that was pending when the turn was taken over. One the
+    // other instance had decided already (the same decision sent to both) must not decide a
+    // later request of the same call id: the turn goes on here, the decision is not applied.
+    const pending = interrupted.pendingApprovals.some((approval) => approval.callId === callId);
     turn = await continueTurn(hosted, undefined);
+    if (!pending) throw Errors.approvalNotPending(callId);
     await askedAgain(turn, callId);
   }
   const { approved, always, reason } = decision;

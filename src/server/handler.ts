@@ -9,12 +9,12 @@ import { parseInput } from '../validate.js';
 import { TURN_ID_HEADER } from '../remote/wire.js';
 import { ContinueBody, CreateBody, DecisionBody, ListQuery, TurnBody } from './bodies.js';
 import { cancel, continueTurn, decide, startTurn, turnOptions } from './commands.js';
-import { frameText } from './frame-log.js';
 import { empty, errorResponse, json, NoRoute, readJson, ServerErrors } from './http.js';
 import { resolveHandlerOptions, type AgentHandlerOptions, type ResolvedHandlerOptions } from './options.js';
 import { proxyModelRequest } from './model-proxy.js';
 import { matchRoute, type Route } from './routes.js';
 import { SessionHost } from './session-host.js';
+import { followStored } from './stored-follow.js';
 import { storedState } from './stored-state.js';
 
 /** The id of a state read from storage: no copy's position, so the next stream starts with a state too. */
@@ -124,8 +124,7 @@ async function answer(
     case 'events': {
       const hosted = await host.open(userId, route.id, 'read');
       if (hosted) return hosted.stream(lastEventId, null, request.signal);
-      const state = await host.withAgent(userId, (agent) => storedState(agent, route.id));
-      return storedStream(frameText(STORED_POSITION, 'state', state));
+      return followStored(host, userId, route.id, request.signal);
     }
     case 'cancel': {
       const hosted = (await host.open(userId, route.id, 'command'))!;
@@ -167,12 +166,4 @@ async function list(request: Request, userId: string, host: SessionHost) {
 function withTurnId(response: Response, turnId: string): Response {
   response.headers.set(TURN_ID_HEADER, turnId);
   return response;
-}
-
-/** A stream of one `state` frame read from storage (the holder is another instance). */
-function storedStream(text: string): Response {
-  return new Response(new TextEncoder().encode(text), {
-    status: 200,
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' },
-  });
 }

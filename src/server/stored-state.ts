@@ -1,12 +1,14 @@
 /**
  * A session another instance holds, read from storage without taking it over: its stored
- * messages, the conversation a resume would show (without the live parts: the streaming text,
- * and the context meter, which only the holder measures) and its interrupted turn.
+ * messages, the conversation a resume would show (with the running turn's text as far as its
+ * draft has it, and without the context meter, which only the holder measures) and its
+ * interrupted turn.
  * @module
  */
 import type { Agent } from '../agent.js';
 import { systemClock } from '../clock.js';
 import { itemsFromStoredEvents } from '../conversation/from-stored-events.js';
+import type { ConversationItem } from '../conversation/schema.js';
 import { Errors } from '../errors.js';
 import { loadSessionForResume } from '../persistence/resume.js';
 import { storedUsageTotals } from '../persistence/usage-records.js';
@@ -26,11 +28,25 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
   });
   const { usage, cost } = storedUsageTotals(loaded.events);
   const interrupted = loaded.interrupted;
+  const items = itemsFromStoredEvents(loaded.events).snapshot();
+  // The running turn's streamed text so far, from its draft (saved at most once a second).
+  const partial = interrupted?.partialText;
+  const draft: ConversationItem[] = partial
+    ? [
+        {
+          kind: 'assistant',
+          id: `draft-${interrupted!.turnId}`,
+          text: partial,
+          reasoning: '',
+          status: 'streaming',
+        },
+      ]
+    : [];
   return {
     id: sessionId,
     messages: loaded.messages,
     conversation: {
-      items: itemsFromStoredEvents(loaded.events).snapshot(),
+      items: [...items, ...draft],
       turn: interrupted ? { id: interrupted.turnId, status: 'running' } : null,
       usage,
       cost,
