@@ -336,6 +336,15 @@ export class Session {
   }
 
   /**
+   * @internal Resolves once every write handed over so far is stored (or one of them has been
+   * stuck for `storageTimeoutMs`, as at the end of a turn). `youyou-agent/server` answers a new
+   * turn only once its start is stored: another instance tells a running turn by the stored history.
+   */
+  _stored(): Promise<void> {
+    return this.#scope.writes.drain();
+  }
+
+  /**
    * Closes the session: waits for a running turn, fires `session_end`, extracts memories
    * (a failure is reported, never blocks), drains pending writes, and frees the agent for a new
    * session. Idempotent.

@@ -37,6 +37,9 @@ export async function startTurn(
   if (hosted.running) throw Errors.turnBusy();
   const turn = await hosted.session.sendMessage(input as UserInput | string, options);
   hosted.track(turn);
+  // The answer waits for the turn's start to be stored: an instance that gets the next request
+  // for this session decides from the stored history whether a turn runs here (409) or not.
+  await hosted.session._stored();
   return turn;
 }
 
@@ -48,6 +51,7 @@ export async function continueTurn(
   if (hosted.running) throw Errors.turnBusy();
   const turn = await hosted.session.continueTurn(options ?? {});
   hosted.track(turn);
+  await hosted.session._stored();
   return turn;
 }
 

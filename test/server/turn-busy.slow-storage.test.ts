@@ -1,0 +1,90 @@
+/**
+ * Two instances on one storage whose writes take 200 ms each: a new turn sent to instance B
+ * while instance A streams one is still 409 `TURN_BUSY`. B tells a running turn by the stored
+ * history, so A answers a new turn only once that turn's start is stored; before, A answered
+ * at once and B, finding no start yet, took the session over and cut A's turn off.
+ */
+import { afterEach, expect, it } from 'vitest';
+import {
+  InMemorySessionStorage,
+  type SaveEventOptions,
+  type SessionEvent,
+  type SessionStorage,
+} from '../../src/index.js';
+import { ScriptedModelProvider } from '../../src/testing/index.js';
+import { SharedSessionLock } from '../support/shared-lock.js';
+import { remoteFor, startHandler, type RunningServer } from './support.js';
+
+/** An in-memory storage whose every `saveEvent` lands 200 ms after the call, in call order. */
+function slowStorage(namespace: string): SessionStorage {
+  const inner = new InMemorySessionStorage({ namespace });
+  let queue: Promise<void> = Promise.resolve();
+  return {
+    namespace,
+    saveEvent(sessionId: string, event: SessionEvent, options?: SaveEventOptions) {
+      const write = queue.then(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await inner.saveEvent(sessionId, event, options);
+      });
+      queue = write.catch(() => {});
+      return write;
+    },
+    loadSession: (sessionId) => inner.loadSession(sessionId),
+    listSessions: (cursor, limit) => inner.listSessions(cursor, limit),
+    findSessions: (query) => inner.findSessions(query),
+    deleteSession: (sessionId) => inner.deleteSession(sessionId),
+    claimWriter: (sessionId) => inner.claimWriter(sessionId),
+    saveDraft: (sessionId, draft) => inner.saveDraft(sessionId, draft),
+    loadDraft: (sessionId) => inner.loadDraft(sessionId),
+  };
+}
+
+const servers: RunningServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+it(
+  'a new turn on B while A streams one is 409 TURN_BUSY, with slow writes',
+  { timeout: 30_000 },
+  async () => {
+    const storages = new Map<string, SessionStorage>();
+    const world = {
+      storageFor: (userId: string) => {
+        if (!storages.has(userId)) storages.set(userId, slowStorage(userId));
+        return storages.get(userId)!;
+      },
+    };
+    const lock = new SharedSessionLock();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const provider = new ScriptedModelProvider({
+      script: [
+        [
+          { type: 'text_delta', text: 'Thinking' },
+          { type: 'wait', until: held },
+          { type: 'done', finishReason: 'stop' },
+        ],
+      ],
+    });
+    const a = await startHandler({ provider, world, lock: lock.forHolder('A') });
+    const b = await startHandler({ provider, world, lock: lock.forHolder('B') });
+    servers.push(a, b);
+
+    const session = await remoteFor(a.url, 'alice').newSession();
+    const turn = await session.sendMessage('first');
+    await new Promise<void>((resolve) =>
+      turn.events.subscribe((e) => e.payload.type === 'text_delta' && resolve()),
+    );
+    const second = await fetch(`${b.url}/sessions/${session.id}/turns`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'second' }),
+    });
+    expect(second.status).toBe(409);
+    expect((await second.json()).error.code).toBe('TURN_BUSY');
+
+    release();
+    expect((await turn.result).status).toBe('completed');
+  },
+);
