@@ -337,11 +337,13 @@ export class Session {
 
   /**
    * @internal Resolves once every write handed over so far is stored (or one of them has been
-   * stuck for `storageTimeoutMs`, as at the end of a turn). `youyou-agent/server` answers a new
-   * turn only once its start is stored: another instance tells a running turn by the stored history.
+   * stuck for `storageTimeoutMs`, as at the end of a turn), with `false` when one was refused
+   * because another writer had claimed the session. `youyou-agent/server` answers a new turn only
+   * once its start is stored: another instance tells a running turn by the stored history.
    */
-  _stored(): Promise<void> {
-    return this.#scope.writes.drain();
+  async _stored(): Promise<boolean> {
+    await this.#scope.writes.drain();
+    return !this.#scope.writes.replaced;
   }
 
   /**

@@ -57,6 +57,9 @@ export class PendingWrites {
     return this.#stopped;
   }
 
+  /** Whether a write was refused because another writer claimed the session. */
+  replaced = false;
+
   /** Hands one event to the storage (a no-op without storage, or once persistence stopped). */
   enqueue(event: SessionEvent): void {
     if (!this.#storage || this.#stopped) return;
@@ -75,7 +78,7 @@ export class PendingWrites {
       (error: unknown) => {
         if (this.#stopped) return;
         if (isWriterReplaced(error) && this.#options.onWriterReplaced) {
-          this.#stopped = true;
+          this.#stopped = this.replaced = true;
           this.#options.onWriterReplaced();
         } else this.#onError(asStorageError(error));
       },

@@ -38,8 +38,10 @@ export async function startTurn(
   const turn = await hosted.session.sendMessage(input as UserInput | string, options);
   hosted.track(turn);
   // The answer waits for the turn's start to be stored: an instance that gets the next request
-  // for this session decides from the stored history whether a turn runs here (409) or not.
-  await hosted.session._stored();
+  // for this session decides from the stored history whether a turn runs here (409) or not. A
+  // start refused by the storage means another instance took the session before this copy heard
+  // of it (its lease's loss is on its way): the turn cannot run here.
+  if (!(await hosted.session._stored())) throw Errors.turnBusy();
   return turn;
 }
 
@@ -51,7 +53,7 @@ export async function continueTurn(
   if (hosted.running) throw Errors.turnBusy();
   const turn = await hosted.session.continueTurn(options ?? {});
   hosted.track(turn);
-  await hosted.session._stored();
+  if (!(await hosted.session._stored())) throw Errors.turnBusy();
   return turn;
 }
 

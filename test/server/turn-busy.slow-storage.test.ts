@@ -1,19 +1,22 @@
 /**
- * Two instances on one storage whose writes take 200 ms each: a new turn sent to instance B
+ * Two instances on one storage. With writes that take 200 ms each, a new turn sent to instance B
  * while instance A streams one is still 409 `TURN_BUSY`. B tells a running turn by the stored
  * history, so A answers a new turn only once that turn's start is stored; before, A answered
- * at once and B, finding no start yet, took the session over and cut A's turn off.
+ * at once and B, finding no start yet, took the session over and cut A's turn off. And a copy
+ * that has not yet heard that another instance took its session (its lease's loss is on its way)
+ * finds out when the storage refuses its turn's start: that turn is 409, not a 200 that fails.
  */
 import { afterEach, expect, it } from 'vitest';
 import {
   InMemorySessionStorage,
   type SaveEventOptions,
   type SessionEvent,
+  type SessionLock,
   type SessionStorage,
 } from '../../src/index.js';
 import { ScriptedModelProvider } from '../../src/testing/index.js';
 import { SharedSessionLock } from '../support/shared-lock.js';
-import { remoteFor, startHandler, type RunningServer } from './support.js';
+import { inMemoryWorld, remoteFor, startHandler, type RunningServer } from './support.js';
 
 /** An in-memory storage whose every `saveEvent` lands 200 ms after the call, in call order. */
 function slowStorage(namespace: string): SessionStorage {
@@ -88,3 +91,55 @@ it(
     expect((await turn.result).status).toBe('completed');
   },
 );
+
+/** A lock that grants every request at once and never tells a holder it lost: only the storage's fencing is left. */
+const noticeNothingLock: SessionLock = {
+  acquire: async () => ({ lost: new Promise<void>(() => {}), release: () => {} }),
+};
+
+it('a copy that has not heard of a take-over answers 409 for a new turn, and its turn never runs', async () => {
+  const world = inMemoryWorld();
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const provider = new ScriptedModelProvider({
+    script: [
+      [
+        { type: 'text_delta', text: 'one' },
+        { type: 'done', finishReason: 'stop' },
+      ],
+      [
+        { type: 'text_delta', text: 'two' },
+        { type: 'wait', until: held },
+        { type: 'done', finishReason: 'stop' },
+      ],
+    ],
+  });
+  const a = await startHandler({ provider, world, lock: noticeNothingLock });
+  const b = await startHandler({ provider, world, lock: noticeNothingLock });
+  servers.push(a, b);
+
+  const onA = await remoteFor(a.url, 'alice').newSession();
+  expect((await (await onA.sendMessage('first')).result).status).toBe('completed');
+  // B takes the session over with a turn of its own; A keeps its copy, unaware.
+  const onB = await remoteFor(b.url, 'alice').resumeSession(onA.id);
+  const second = await onB.sendMessage('second');
+  await new Promise<void>((resolve) =>
+    second.events.subscribe((e) => e.payload.type === 'text_delta' && resolve()),
+  );
+
+  const third = await fetch(`${a.url}/sessions/${onA.id}/turns`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },
+    body: JSON.stringify({ input: 'third' }),
+  });
+  expect(third.status).toBe(409);
+  expect((await third.json()).error.code).toBe('TURN_BUSY');
+
+  release();
+  expect((await second.result).status).toBe('completed');
+  const stored = (await world.storageFor('alice').loadSession(onA.id)) ?? [];
+  const users = stored.flatMap((e) =>
+    e.payload.type === 'user_message' ? e.payload.content.map((c) => (c.type === 'text' ? c.text : '')) : [],
+  );
+  expect(users).toEqual(['first', 'second']);
+});
