@@ -94,7 +94,7 @@ async function runSession(
   const model = modelId(settings.deltas, settings.paceMs);
   const fail = (what: string) => {
     tally.errors++;
-    if (tally.samples.length < 2) tally.samples.push(what.slice(0, 100));
+    if (tally.samples.length < 2) tally.samples.push(what.slice(0, 160));
   };
   tally.requests++;
   const { id } = await remoteAgent(instances[i % 2]!.url, userId).newSession({ modelId: model });
@@ -118,7 +118,10 @@ async function runSession(
       const result = await boundedResult(turn.result);
       await contended;
       if (result.status !== 'completed') fail(`${tag}: ${result.status} ${result.error?.message ?? ''}`);
-      else if (text !== expectedAnswer(settings.deltas, tag)) fail(`${tag}: wrong answer`);
+      else if (text !== expectedAnswer(settings.deltas, tag))
+        fail(
+          `${tag}: wrong answer ${text.length} vs ${expectedAnswer(settings.deltas, tag).length}: ${text.slice(0, 30)}…${text.slice(-25)}`,
+        );
       else completed.push(tag);
     } catch (error) {
       fail(`${tag}: ${error instanceof Error ? error.message : String(error)}`);

@@ -37,12 +37,21 @@ export async function startTurn(
   if (hosted.running) throw Errors.turnBusy();
   const turn = await hosted.session.sendMessage(input as UserInput | string, options);
   hosted.track(turn);
-  // The answer waits for the turn's start to be stored: an instance that gets the next request
-  // for this session decides from the stored history whether a turn runs here (409) or not. A
-  // start refused by the storage means another instance took the session before this copy heard
-  // of it (its lease's loss is on its way): the turn cannot run here.
-  if (!(await hosted.session._stored())) throw Errors.turnBusy();
   return turn;
+}
+
+/**
+ * The answer to a turn or continue request: `stream`, the turn's frames (already listening, so
+ * nothing the turn emits meanwhile is missed), once the turn's start is stored. An instance that
+ * gets the next request for this session decides from the stored history whether a turn runs
+ * here (409) or not, so it must not be answered before. A start the storage refused for another
+ * writer means another instance took the session before this copy heard of it (its lease's loss
+ * is on its way): the turn cannot run here, `TURN_BUSY`.
+ */
+export async function onceStarted(hosted: HostedSession, stream: Response): Promise<Response> {
+  if (await hosted.session._stored()) return stream;
+  await stream.body?.cancel();
+  throw Errors.turnBusy();
 }
 
 /** Continues the interrupted turn of a session held here. */
@@ -53,7 +62,6 @@ export async function continueTurn(
   if (hosted.running) throw Errors.turnBusy();
   const turn = await hosted.session.continueTurn(options ?? {});
   hosted.track(turn);
-  if (!(await hosted.session._stored())) throw Errors.turnBusy();
   return turn;
 }
 

@@ -8,7 +8,7 @@ import type { SessionConfig } from '../types.js';
 import { parseInput } from '../validate.js';
 import { TURN_ID_HEADER } from '../remote/wire.js';
 import { ContinueBody, CreateBody, DecisionBody, ListQuery, TurnBody } from './bodies.js';
-import { cancel, continueTurn, decide, startTurn, turnOptions } from './commands.js';
+import { cancel, continueTurn, decide, onceStarted, startTurn, turnOptions } from './commands.js';
 import { empty, errorResponse, json, NoRoute, readJson, ServerErrors } from './http.js';
 import { resolveHandlerOptions, type AgentHandlerOptions, type ResolvedHandlerOptions } from './options.js';
 import { proxyModelRequest } from './model-proxy.js';
@@ -103,13 +103,19 @@ async function answer(
       const opts = turnOptions(body.options, options.outputs);
       const hosted = (await host.open(userId, route.id, 'turn'))!;
       const turn = await hosted.hold(() => startTurn(hosted, body.input, opts));
-      return withTurnId(hosted.stream(lastEventId, turn.id, request.signal), turn.id);
+      return withTurnId(
+        await onceStarted(hosted, hosted.stream(lastEventId, turn.id, request.signal)),
+        turn.id,
+      );
     }
     case 'continue': {
       const body = parseInput(ContinueBody, await readJson(request), 'body');
       const hosted = (await host.open(userId, route.id, 'turn'))!;
       const turn = await hosted.hold(() => continueTurn(hosted, body.options));
-      return withTurnId(hosted.stream(lastEventId, turn.id, request.signal), turn.id);
+      return withTurnId(
+        await onceStarted(hosted, hosted.stream(lastEventId, turn.id, request.signal)),
+        turn.id,
+      );
     }
     case 'discard': {
       const hosted = (await host.open(userId, route.id, 'command'))!;
@@ -139,8 +145,7 @@ async function answer(
     }
     case 'modelProxy':
       // Only with `modelProxy` set; without it the path is an unknown route like any other.
-      if (!options.modelProxy)
-        throw new NoRoute(request.method, new URL(request.url).pathname);
+      if (!options.modelProxy) throw new NoRoute(request.method, new URL(request.url).pathname);
       return proxyModelRequest(request, options.modelProxy);
   }
 }
