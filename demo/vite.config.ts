@@ -8,6 +8,8 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { startDemoMcpServer } from './mcp-demo-server.js';
+import { agentServerFromEnv, agentServerPlugin } from './server/agent-server.js';
+import { makePageToken } from './server/page-token.js';
 import { forPage, serverModelFromEnv, serverModelPlugin } from './server/server-model.js';
 
 const source = (path: string) => fileURLToPath(new URL(`../src/${path}`, import.meta.url));
@@ -17,6 +19,13 @@ const source = (path: string) => fileURLToPath(new URL(`../src/${path}`, import.
  * stays in this process (see `server/server-model.ts`).
  */
 const SERVER_MODEL = serverModelFromEnv(process.env);
+
+/**
+ * Server mode ("Run on: the server"): the agent server at `/agent`, on PGlite in
+ * `.demo-data/pglite` (`DEMO_DATA_DIR`) or on `DATABASE_URL`, with the same per-start token as
+ * the server's model (see `server/agent-server.ts`).
+ */
+const AGENT_SERVER = agentServerFromEnv(process.env, SERVER_MODEL?.token ?? makePageToken(), SERVER_MODEL);
 
 /**
  * The endpoint settings that `OPENAI_BASE_URL` and `OPENAI_MODEL` pre-fill, or, with
@@ -38,6 +47,7 @@ function endpointDefaults(command: 'serve' | 'build'): Record<string, unknown> {
     read('OPENAI_MODEL', 'model');
   }
   defaults['mcpServers'] = `http://127.0.0.1:${MCP_PORT}/mcp`;
+  defaults['agentServer'] = { token: AGENT_SERVER.token };
   return defaults;
 }
 
@@ -67,9 +77,17 @@ export default defineConfig(({ command }) => ({
       { find: /^youyou-agent$/, replacement: source('index.ts') },
       { find: /^youyou-agent\/openai$/, replacement: source('openai.ts') },
       { find: /^youyou-agent\/mcp$/, replacement: source('mcp.ts') },
+      { find: /^youyou-agent\/remote$/, replacement: source('remote.ts') },
+      { find: /^youyou-agent\/server$/, replacement: source('server.ts') },
+      { find: /^youyou-agent\/postgres$/, replacement: source('postgres.ts') },
     ],
   },
-  plugins: [demoMcpServer(), serverModelPlugin(command === 'serve' ? SERVER_MODEL : null)],
+  plugins: [
+    demoMcpServer(),
+    // Before the agent server: the proxy's path is below `/agent`.
+    serverModelPlugin(command === 'serve' ? SERVER_MODEL : null),
+    agentServerPlugin(command === 'serve' ? AGENT_SERVER : null),
+  ],
   define: { __DEMO_ENDPOINT_DEFAULTS__: JSON.stringify(endpointDefaults(command)) },
   server: { host: '127.0.0.1', port: 5173, strictPort: true },
   preview: { host: '127.0.0.1', port: 4173 },

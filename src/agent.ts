@@ -6,7 +6,8 @@
  */
 import type { Actor } from 'xstate';
 import type { agentMachine } from '../machines/agent.machine.js';
-import { AgentError, describeError, Errors } from './errors.js';
+import { AgentError, describeError } from './errors.js';
+import * as Errors from './error-constructors.js';
 import { generateId } from './ids.js';
 import { loadSessionForResume } from './persistence/resume.js';
 import type { SessionInput } from '../machines/session.machine.js';

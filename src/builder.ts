@@ -8,7 +8,8 @@
 import * as z from 'zod/mini';
 import { Agent } from './agent.js';
 import { AgentConfigSchema, type AgentConfig } from './config.js';
-import { AgentError, Errors } from './errors.js';
+import { AgentError } from './errors.js';
+import * as Errors from './error-constructors.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { PluginManager, type PluginRegistration } from './plugins/plugin-manager.js';
 import type { ModelProvider } from './ports/model-provider.js';

@@ -9,7 +9,8 @@
  * @module
  */
 
-import { describeError, Errors } from './errors.js';
+import { describeError } from './errors.js';
+import * as Errors from './error-constructors.js';
 
 /** Deeper than this is not data a model or a storage keeps; it goes to `structuredClone`. */
 const MAX_DEPTH = 64;

@@ -18,7 +18,7 @@ import {
   type MessageBudget,
 } from './budget/budget-config.js';
 import { hasLimits } from './budget/plan-request.js';
-import { Errors } from './errors.js';
+import * as Errors from './error-constructors.js';
 import { prepareOutput, type OutputOptions } from './output/final-answer.js';
 import { generateId } from './ids.js';
 import type { Conversation } from './conversation/schema.js';

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { $ZodType, output } from 'zod/v4/core';
-import { Errors } from './errors.js';
+import * as Errors from './error-constructors.js';
 
 /**
  * Parses `value` with `schema`; rejects with `INVALID_INPUT` naming `what` and each failing path.

@@ -10,9 +10,9 @@
  * it cannot spend the key; a restart of the dev server makes a new one (a reload picks it up).
  * @module
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'vite';
 import { proxyModelRequest, type ModelProxyOptions } from '../../src/server.js';
+import { carriesToken, makePageToken } from './page-token.js';
 import { mountWebHandler, type Middleware } from './web-middleware.js';
 
 /** Where the page sends its model requests (its `OpenAIProvider`'s `baseURL` is `/agent/v1`). */
@@ -55,19 +55,13 @@ export function serverModelFromEnv(env: Record<string, string | undefined>): Ser
       models: listed.length > 0 ? [...new Set(listed)] : ['gpt-4o-mini'],
       maxOutputTokens: MAX_OUTPUT_TOKENS,
     },
-    token: randomBytes(24).toString('hex'),
+    token: makePageToken(),
   };
 }
 
 /** The part of `model` the page is given. */
 export function forPage(model: ServerModel): ServerModelForPage {
   return { models: model.proxy.models, token: model.token };
-}
-
-function carriesToken(request: Request, token: string): boolean {
-  const sent = Buffer.from(request.headers.get('authorization') ?? '');
-  const expected = Buffer.from(`Bearer ${token}`);
-  return sent.length === expected.length && timingSafeEqual(sent, expected);
 }
 
 /**

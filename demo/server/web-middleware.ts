@@ -59,8 +59,22 @@ async function send(response: Response, res: ServerResponse): Promise<void> {
  * createServer((req, res) => mountWebHandler('/agent/v1/chat/completions', handler)(req, res, () => res.writeHead(404).end()));
  */
 export function mountWebHandler(path: string, handler: WebHandler): Middleware {
+  return mountWhere((pathname) => pathname === path, handler);
+}
+
+/**
+ * A middleware that answers every request to `prefix` or below it (`/agent`, `/agent/sessions/…`)
+ * with `handler`, and passes every other request to `next`.
+ * @example
+ * server.middlewares.use(mountWebHandlerUnder('/agent', createAgentHandler(options)));
+ */
+export function mountWebHandlerUnder(prefix: string, handler: WebHandler): Middleware {
+  return mountWhere((pathname) => pathname === prefix || pathname.startsWith(`${prefix}/`), handler);
+}
+
+function mountWhere(matches: (pathname: string) => boolean, handler: WebHandler): Middleware {
   return (req, res, next) => {
-    if ((req.url ?? '').split('?')[0] !== path) return next();
+    if (!matches((req.url ?? '').split('?')[0] ?? '')) return next();
     const abort = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) abort.abort();

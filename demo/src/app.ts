@@ -3,12 +3,17 @@
  * status bar, retry banner, plugin activity, settings.
  * @module
  */
-import { EMPTY, switchMap } from 'rxjs';
+import { of, switchMap } from 'rxjs';
 import type { IndexedDbMemoryStorage, IndexedDbSessionStorage } from 'youyou-agent';
 import { ChatController } from './agent/chat-controller.js';
 import type { Conversation } from 'youyou-agent';
 import { SettingsDialog } from './settings/settings-dialog.js';
-import { endpointLabel, loadEndpointSettings, saveEndpointSettings } from './settings/settings.js';
+import {
+  endpointLabel,
+  loadEndpointSettings,
+  runsOnServer,
+  saveEndpointSettings,
+} from './settings/settings.js';
 import { TRIP_PROMPT, TripPlanSchema } from './parts/trip-plan.js';
 import { ActivityPanel } from './ui/activity-panel.js';
 import { APPROVAL_DECISION_EVENT, type ApprovalDecisionDetail } from './ui/items/approval-buttons.js';
@@ -54,7 +59,8 @@ export function startDemo(
     inspect: inspect.element,
     openSettings: () => settings.open(controller.settings),
   });
-  const sidebar = new Sidebar(storages.sessions, {
+  // The current agent's sessions: this browser's, or the demo server's in server mode.
+  const sidebar = new Sidebar(controller.sessions, {
     open: (summary) => void controller.open(summary),
     delete: (summary) => void controller.delete(summary.id),
     newChat: () => void controller.newChat(),
@@ -100,7 +106,8 @@ export function startDemo(
   controller.conversation.subscribe((next) => {
     conversation = next;
     chat.show(next);
-    status.update(next, controller.settings.sessionBudgetUsd);
+    // The budget is an in-page agent's setting: the server's agents have none.
+    status.update(next, runsOnServer(controller.settings) ? 0 : controller.settings.sessionBudgetUsd);
     retry.update(next);
   });
   chat.element.addEventListener(APPROVAL_DECISION_EVENT, (event) => {
@@ -110,7 +117,7 @@ export function startDemo(
   controller.turns.subscribe((summary) => chat.addTurnSummary(summary));
   controller.sessionsChanged.subscribe(() => void sidebar.reload());
   controller.hooks
-    .pipe(switchMap((hooks) => hooks?.activity ?? EMPTY))
+    .pipe(switchMap((hooks) => hooks?.activity ?? of([])))
     .subscribe((entries) => activity.update(entries));
   controller.retries.subscribe((scheduled) => conversation && retry.scheduled(scheduled, conversation));
 

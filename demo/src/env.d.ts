@@ -9,6 +9,8 @@ declare const __DEMO_ENDPOINT_DEFAULTS__: {
   model?: string;
   /** The dev server's model proxy: the models it serves and this page's token (never the key). */
   serverModel?: { models: string[]; token: string };
+  /** The agent server of `npm start` (server mode): this page's token. */
+  agentServer?: { token: string };
   /** The demo MCP server that `npm start` runs. */
   mcpServers?: string;
 };

@@ -5,7 +5,7 @@
  * second answer, a timeout or a cancel never decides it twice.
  * @module
  */
-import { Errors } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { PendingApproval } from '../types.js';
 
 export type { PendingApproval } from '../types.js';

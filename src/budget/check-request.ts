@@ -7,7 +7,8 @@
  */
 import { NO_USAGE, type UsageTotals } from '../conversation/usage-totals.js';
 import { charsToTokens, messageChars } from '../context/token-estimate.js';
-import { AgentError, Errors } from '../errors.js';
+import { AgentError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { ChatPurpose, ChatRequest, ModelPricing } from '../types.js';
 import { hasLimits, planRequest, type BudgetLimits, type ExhaustedLimit } from './plan-request.js';
 

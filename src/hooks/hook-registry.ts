@@ -7,7 +7,8 @@
  */
 import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
-import { describeError, Errors, formatIssues } from '../errors.js';
+import { describeError, formatIssues } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { AgentError } from '../errors.js';
 import { isoNow, systemClock, type Clock } from '../clock.js';
 import { HookEventSchema, HookResultSchema } from '../types.js';

@@ -4,7 +4,8 @@
  */
 import { Channel } from '../events/channel.js';
 import { systemClock } from '../clock.js';
-import { AgentError, Errors, describeError } from '../errors.js';
+import { AgentError, describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { ToolHandler } from '../ports/tool-handler.js';
 import type { ToolSource } from '../ports/tool-source.js';
 import { McpHttpClient } from './http-client.js';

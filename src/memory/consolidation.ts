@@ -6,7 +6,8 @@
  */
 import * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
-import { AgentError, describeError, Errors } from '../errors.js';
+import { AgentError, describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { MEMORY_CONSOLIDATION_PROMPT, renderMemoryConsolidationInput } from '../prompt/memory-templates.js';
@@ -37,8 +38,8 @@ export interface ConsolidateOptions {
   /** Consolidate only when the namespace holds more memories than this. */
   consolidateAbove: number;
   signal: AbortSignal;
-  /** Timestamps of the saved memories. Default: the system clock. */
-  clock?: Clock;
+  /** Timestamps of the saved memories. */
+  clock: Clock;
   /** Called with the usage of the model's answer as soon as it is in, whether or not it is valid. */
   onUsage(usage: TokenUsage, cost: number | undefined): void;
   /**

@@ -8,14 +8,21 @@
  * non-fatal `BUDGET_EXCEEDED` when the budgets cannot pay for them.
  * @module
  */
-import { admitRequest, type BudgetCheck } from '../budget/check-request.js';
 import type { Clock } from '../clock.js';
 import type { MemoryConfig } from '../config.js';
 import { toAgentError, type AgentError } from '../errors.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { responseCost } from '../providers/cost.js';
-import type { AgentEventPayload, ChatRequest, Memory, Message, ModelInfo, TokenUsage } from '../types.js';
+import type {
+  AgentEventPayload,
+  ChatRequest,
+  Memory,
+  Message,
+  ModelInfo,
+  ModelPricing,
+  TokenUsage,
+} from '../types.js';
 import { consolidateMemories } from './consolidation.js';
 import { extractMemories, loadMemories } from './memory-manager.js';
 
@@ -29,8 +36,12 @@ export interface MemoryScope {
   modelId: string;
   resolveModel(modelId: string): { provider: ModelProvider; model: ModelInfo };
   clock: Clock;
-  /** The budgets the memory requests are held to (the session's). */
-  budget: BudgetCheck;
+  /**
+   * Holds a request to the session's budgets: the request as it may be sent (clamped), or `null`
+   * when they cannot pay for it (reported). The caller's: this work is loaded by `import()`, and
+   * every module it imports is one a bundler without code splitting wraps in a lazy initialiser.
+   */
+  admit(request: ChatRequest, pricing: ModelPricing | undefined): ChatRequest | null;
   /** Emits an event outside any turn. */
   emit(payload: AgentEventPayload): void;
   report(error: AgentError): void;
@@ -66,7 +77,7 @@ export async function runMemoryExtraction(
       const reported = responseCost(usage, cost, model.pricing);
       scope.emit({ type: 'usage', usage, ...(reported !== undefined && { cost: reported }) });
     };
-    const admit = (request: ChatRequest) => admitRequest(scope.budget, request, model.pricing);
+    const admit = (request: ChatRequest) => scope.admit(request, model.pricing);
     const saved = await extractMemories({
       provider,
       model: modelId,

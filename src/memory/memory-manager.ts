@@ -6,7 +6,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { AgentError, describeError, Errors } from '../errors.js';
+import { AgentError, describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { Clock } from '../clock.js';
 import { collectText } from '../providers/collect-text.js';
 import type { ModelProvider } from '../ports/model-provider.js';
@@ -69,8 +70,8 @@ export interface ExtractOptions {
   /** Memories already known (the model is told not to repeat them). */
   existing: readonly Memory[];
   signal: AbortSignal;
-  /** Timestamps of the saved memories. Default: the system clock. */
-  clock?: Clock;
+  /** Timestamps of the saved memories. */
+  clock: Clock;
   /** Called with the usage of the model's answer as soon as it is in, whether or not it is valid. */
   onUsage(usage: TokenUsage, cost: number | undefined): void;
   /**

@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { isoNow, systemClock, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { generateId } from '../ids.js';
 import type { Memory } from '../types.js';
 
@@ -25,9 +25,13 @@ export function parseJsonAnswer(text: string): unknown {
   return JSON.parse(body.slice(start, end + 1));
 }
 
-/** A new memory of `namespace` from `draft`, written by session `sessionId` now. */
-export function newMemory(draft: MemoryDraft, namespace: string, sessionId: string, clock?: Clock): Memory {
-  const now = isoNow(clock ?? systemClock);
+/**
+ * A new memory of `namespace` from `draft`, written by session `sessionId` now (by `clock`). The
+ * time is formatted here rather than by `isoNow`: this work is loaded by `import()`, and each
+ * module it imports is one more a bundler without code splitting wraps in a lazy initialiser.
+ */
+export function newMemory(draft: MemoryDraft, namespace: string, sessionId: string, clock: Clock): Memory {
+  const now = new Date(clock.now()).toISOString();
   return {
     id: generateId(),
     namespace,

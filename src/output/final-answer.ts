@@ -8,7 +8,8 @@
  */
 import * as z from 'zod/mini';
 import { $ZodAsyncError, type $ZodIssue, type $ZodType } from 'zod/v4/core';
-import { Errors, describeError } from '../errors.js';
+import { describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import { parametersSchemaProblem } from '../ports/tool-handler.js';
 import { parseJsonArguments } from '../tools/parse-arguments.js';
 import { FINAL_ANSWER_TOOL, type JsonSchema, type ToolSpec } from '../types.js';

@@ -5,7 +5,8 @@
 import type { Clock } from '../clock.js';
 import type { UsageTotals } from '../conversation/usage-totals.js';
 import { pairToolCalls } from '../context/pair-tool-calls.js';
-import { AgentError, describeError, Errors } from '../errors.js';
+import { AgentError, describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import { generateId } from '../ids.js';
 import type { SessionStorage } from '../ports/storage.js';
 import { INTERRUPTED_MESSAGE_NOTE } from '../prompt/templates.js';

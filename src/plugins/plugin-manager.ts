@@ -5,7 +5,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { AgentError, Errors, describeError } from '../errors.js';
+import { AgentError, describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { HookEvent } from '../types.js';
 import type { HookHandler, Plugin, PluginContext } from '../ports/plugin.js';
 import { assertValidTap } from '../hooks/hook-registry.js';

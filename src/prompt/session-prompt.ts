@@ -6,7 +6,8 @@
  */
 import * as z from 'zod/mini';
 import { EnvironmentContextSchema, type EnvironmentContextSource } from '../config.js';
-import { describeError, Errors, type AgentError } from '../errors.js';
+import { describeError, type AgentError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { Memory } from '../types.js';
 import { buildDynamic, buildStable, combine, type StablePromptInput } from './prompt-builder.js';
 

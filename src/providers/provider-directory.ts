@@ -5,7 +5,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { AgentError, Errors } from '../errors.js';
+import { AgentError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import { ModelInfoSchema, type ModelInfo } from '../types.js';
 import { parseInput } from '../validate.js';

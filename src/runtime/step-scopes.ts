@@ -12,7 +12,7 @@ import type { Message, ToolSpec } from '../types.js';
 import type { SessionScope } from './session-scope.js';
 import type { ApprovalsScope, CancelApprovalsScope } from './steps/await-approvals.js';
 import { sessionBudget } from '../budget/budget-config.js';
-import type { BudgetCheck } from '../budget/check-request.js';
+import { admitRequest, type BudgetCheck } from '../budget/check-request.js';
 import { unwrapAnswer } from '../output/final-answer.js';
 import { PartialOutput } from '../output/partial-output.js';
 import type { CheckBudgetScope } from './steps/check-budget.js';
@@ -95,6 +95,8 @@ function budgetCheck(
 function memoryScope(session: SessionScope): MemoryScope | null {
   const { config, memoryStorage, providers } = session.services;
   if (!config.memory || !memoryStorage) return null;
+  // Memory responses are counted outside any turn: only the session's budgets hold them.
+  const budget = budgetCheck(session, null);
   return {
     sessionId: session.id,
     config: config.memory,
@@ -102,8 +104,7 @@ function memoryScope(session: SessionScope): MemoryScope | null {
     modelId: session.modelId,
     resolveModel: (modelId) => providers.resolve(modelId),
     clock: session.clock,
-    // Memory responses are counted outside any turn: only the session's budgets hold them.
-    budget: budgetCheck(session, null),
+    admit: (request, pricing) => admitRequest(budget, request, pricing),
     emit: (payload) => void session.events.emit(null, payload),
     report: (error) => session.report(null, error),
   };

@@ -31,7 +31,8 @@ import {
   type TurnStepName,
   type TurnSteps,
 } from '../../machines/turn.machine.js';
-import { AgentError, describeError, Errors } from '../errors.js';
+import { AgentError, describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import { MAX_TOOL_CALLS_NOTE } from '../prompt/templates.js';
 import type { SessionScope } from './session-scope.js';
 import { createStepRunner } from './step-runner.js';

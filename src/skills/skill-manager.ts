@@ -3,7 +3,7 @@
  * the system message that injects an invoked skill.
  * @module
  */
-import { Errors } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { Message, SkillDefinition } from '../types.js';
 import { skillInjectionText } from '../prompt/templates.js';
 

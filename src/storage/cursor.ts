@@ -19,7 +19,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { Errors } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { SessionPage, SessionSummary } from '../types.js';
 
 /** Where a session sits in the newest-first order. */

@@ -3,7 +3,7 @@
  * that do not need memories to outlive the process.
  * @module
  */
-import { Errors } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { MemoryStorage } from '../ports/storage.js';
 import { MemorySchema } from '../types.js';
 import type { Memory } from '../types.js';

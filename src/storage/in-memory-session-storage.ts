@@ -3,7 +3,7 @@
  * not need sessions to outlive the process.
  * @module
  */
-import { Errors } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import { generateId } from '../ids.js';
 import type { SaveEventOptions, SessionDraft, SessionStorage } from '../ports/storage.js';
 import { SessionEventSchema } from '../types.js';

@@ -12,7 +12,7 @@
  * @module
  */
 import type MiniSearch from 'minisearch';
-import { Errors } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { Memory } from '../types.js';
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;

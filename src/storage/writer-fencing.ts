@@ -7,7 +7,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { Errors, type AgentError } from '../errors.js';
+import type { AgentError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { SaveEventOptions, SessionDraft } from '../ports/storage.js';
 import { parseInput } from '../validate.js';
 import { isoTimestamp } from '../iso-timestamp.js';

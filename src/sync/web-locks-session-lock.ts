@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { Errors } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { LockLease, LockMode, SessionLock } from '../ports/session-lock.js';
 import { parseInput } from '../validate.js';
 

@@ -3,7 +3,7 @@
  * test states what the model answers rather than the events of its stream.
  * @module
  */
-import { Errors } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import { generateId } from '../ids.js';
 import type { TokenUsage } from '../types.js';
 import type { ScriptItem, ScriptedResponse } from './script.js';

@@ -5,7 +5,7 @@
  * builders of the common responses ({@link reply}) in `reply.ts`.
  * @module
  */
-import { Errors } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import { READS_REQUEST_ONLY, type ModelProvider } from '../ports/model-provider.js';
 import { sleep } from '../timeout.js';
 import type { ChatEvent, ChatRequest, ModelInfo } from '../types.js';

@@ -4,7 +4,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { Errors, type AgentError } from '../errors.js';
+import type { AgentError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { ToolExecuteInput, ToolHandler } from '../ports/tool-handler.js';
 import type { ToolOutput } from '../types.js';
 import { isThenable, TIMED_OUT, withTimeout } from '../timeout.js';

@@ -1,6 +1,7 @@
 /**
  * Parsing a tool call's raw arguments — one rule for the history and the dispatcher, so the
- * `tool_call` message and the executed call agree.
+ * `tool_call` message and the executed call agree. The reverse, for the wire, is in
+ * `raw-arguments.ts`.
  * @module
  */
 
@@ -23,12 +24,4 @@ export function parseJsonArguments(
 export function toolCallArguments(raw: string): unknown {
   const parsed = parseJsonArguments(raw);
   return parsed.ok ? parsed.value : raw;
-}
-
-/**
- * The raw JSON text of arguments the history keeps (the reverse of {@link toolCallArguments}):
- * a string as it is, anything else as JSON (`{}` for what JSON cannot show, e.g. `undefined`).
- */
-export function rawToolCallArguments(args: unknown): string {
-  return typeof args === 'string' ? args : (JSON.stringify(args) ?? '{}');
 }

@@ -21,7 +21,8 @@
  */
 import * as z from 'zod/mini';
 import { $ZodAsyncError, type $ZodIssue } from 'zod/v4/core';
-import { Errors, describeError, toAgentError } from '../errors.js';
+import { describeError, toAgentError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import type { AgentError } from '../errors.js';
 import type { HookContext, HookRegistry } from '../hooks/hook-registry.js';
 import { toolParametersJsonSchema } from '../ports/tool-handler.js';

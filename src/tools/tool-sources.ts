@@ -14,7 +14,8 @@
  */
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../clock.js';
-import { AgentError, Errors, describeError } from '../errors.js';
+import { AgentError, describeError } from '../errors.js';
+import * as Errors from '../error-constructors.js';
 import { TOOL_NAME, toolParametersJsonSchema, type ToolHandler } from '../ports/tool-handler.js';
 import type { ToolSource } from '../ports/tool-source.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';

@@ -10,31 +10,9 @@ import { MessageSchema, ProviderItemsSchema, type Message } from './messages.js'
 import { ToolSpecSchema, type ToolSpec } from './tools.js';
 import { nonNegativeInt, TokenUsageSchema } from './usage.js';
 
-/** Schema of {@link ModelPricing}. */
-export const ModelPricingSchema = /* @__PURE__ */ (() =>
-  z.strictObject({
-    inputPerMillion: z.number().check(z.minimum(0)),
-    cachedInputPerMillion: z.optional(z.number().check(z.minimum(0))),
-    outputPerMillion: z.number().check(z.minimum(0)),
-  }))();
-/** Prices in USD per million tokens. */
-export type ModelPricing = z.infer<typeof ModelPricingSchema>;
-
-/** Schema of {@link ModelInfo}. */
-export const ModelInfoSchema = /* @__PURE__ */ (() =>
-  z.strictObject({
-    id: z.string().check(z.minLength(1)),
-    displayName: z.string(),
-    contextWindow: z.number().check(z.int(), z.minimum(1)),
-    capabilities: z.strictObject({
-      toolUse: z.boolean(),
-      vision: z.boolean(),
-      streaming: z.boolean(),
-    }),
-    pricing: z.optional(ModelPricingSchema),
-  }))();
-/** A model a provider serves. */
-export type ModelInfo = z.infer<typeof ModelInfoSchema>;
+// In a module of their own, so that what validates a provider's options (the OpenAI provider's
+// config, loaded by `import()`) does not pull in the message and tool schemas.
+export { ModelInfoSchema, ModelPricingSchema, type ModelInfo, type ModelPricing } from './model-info.js';
 
 /** Schema of {@link ChatPurpose}. */
 export const ChatPurposeSchema = /* @__PURE__ */ (() =>

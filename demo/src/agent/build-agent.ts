@@ -6,7 +6,6 @@
  */
 import {
   AgentBuilder,
-  type Agent,
   type IndexedDbMemoryStorage,
   type IndexedDbSessionStorage,
   type InspectionObserver,
@@ -21,6 +20,7 @@ import { mcpToolSources } from '../parts/mcp-tool-sources.js';
 import { notesTool } from '../parts/notes-tool.js';
 import { stepwiseSkill } from '../parts/stepwise-skill.js';
 import { endpointAccess, hasEndpoint, type EndpointSettings } from '../settings/settings.js';
+import type { ChatAgent, SessionDirectory } from './chat-agent.js';
 
 /** What the demo builds its agent from. */
 export interface DemoAgentOptions {
@@ -34,8 +34,13 @@ export interface DemoAgentOptions {
 
 /** A built demo agent. */
 export interface DemoAgent {
-  readonly agent: Agent;
-  readonly hooks: HookActivityPlugin;
+  readonly agent: ChatAgent;
+  /** Where the sessions are listed, searched and deleted. */
+  readonly sessions: SessionDirectory;
+  /** Where the agent runs. */
+  readonly runsOn: 'browser' | 'server';
+  /** The in-page agent's plugin (its activity panel); `null` on the server, whose hooks run there. */
+  readonly hooks: HookActivityPlugin | null;
   /** The model of new sessions. */
   readonly defaultModel: string;
   /** Every model this agent serves. */
@@ -96,5 +101,5 @@ export async function buildDemoAgent(options: DemoAgentOptions): Promise<DemoAge
     .registerMemoryStorage(options.memories)
     .build();
   const models = new Map([...offline.models, ...endpointModels].map((m) => [m.id, m]));
-  return { agent, hooks, defaultModel, models };
+  return { agent, sessions: options.sessions, runsOn: 'browser', hooks, defaultModel, models };
 }

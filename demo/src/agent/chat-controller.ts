@@ -3,6 +3,9 @@
  * calls (send, stop, open, new chat, delete, apply settings). Operations run one at a time, in
  * the order they were asked for, so clicks cannot race a close against a resume.
  *
+ * The agent runs in this page or, in server mode, on the demo server (a remote agent with the
+ * same surface, `chat-agent.ts`); nothing else here depends on which.
+ *
  * Sessions open lazily: a new chat has no session until its first message, so reloading the
  * page does not leave empty sessions behind.
  * @module
@@ -15,16 +18,17 @@ import {
   type IndexedDbSessionStorage,
   type InspectionObserver,
   type InterruptedTurn,
-  type RunningTurn,
   type SendMessageOptions,
-  type Session,
+  type SessionPage,
   type SessionSummary,
 } from 'youyou-agent';
 import { emptyConversation } from '../conversation/empty-conversation.js';
 import { OFFLINE_MODEL_ID } from '../model/offline-model.js';
 import type { HookActivityPlugin } from '../parts/hook-activity-plugin.js';
-import type { EndpointSettings } from '../settings/settings.js';
+import { runsOnServer, type EndpointSettings } from '../settings/settings.js';
 import { buildDemoAgent, type DemoAgent } from './build-agent.js';
+import { buildServerDemoAgent } from './build-server-agent.js';
+import type { ChatSession, ChatTurn, SessionDirectory } from './chat-agent.js';
 import type { RetryScheduled } from '../ui/retry-banner.js';
 import { summarizeTurn, type TurnSummary } from './turn-summary.js';
 
@@ -36,6 +40,8 @@ export interface ChatState {
   /** The model of the open session, else of a new one. */
   modelId: string;
   offline: boolean;
+  /** Where the agent runs: in this page, or on the demo server. */
+  runsOn: 'browser' | 'server';
   /** The last failure of an operation, for the error banner. */
   error: string | null;
   /** The open session's turn a reload cut off, until it is continued or discarded. */
@@ -59,6 +65,7 @@ export class ChatController {
     phase: 'starting',
     modelId: OFFLINE_MODEL_ID,
     offline: true,
+    runsOn: 'browser',
     error: null,
     interrupted: null,
     lock: null,
@@ -68,19 +75,23 @@ export class ChatController {
   readonly #turns = new Subject<TurnSummary>();
   readonly #retries = new Subject<RetryScheduled>();
   readonly #sessionsChanged = new Subject<void>();
-  readonly #structuredTurns = new Subject<RunningTurn>();
+  readonly #structuredTurns = new Subject<ChatTurn>();
   readonly #options: ChatControllerOptions;
   #settings: EndpointSettings;
   #inspect: InspectionObserver | null = null;
   #demo: DemoAgent | null = null;
-  #session: Session | null = null;
+  #session: ChatSession | null = null;
   #shown: Subscription | null = null;
-  #turn: RunningTurn | null = null;
+  #turn: ChatTurn | null = null;
   #queue: Promise<void> = Promise.resolve();
+  /** The current agent, once the first one is built (the sidebar may ask before). */
+  #built: Promise<DemoAgent>;
+  #builtNow!: (demo: DemoAgent) => void;
 
   constructor(options: ChatControllerOptions) {
     this.#options = options;
     this.#settings = options.settings;
+    this.#built = new Promise((resolve) => (this.#builtNow = resolve));
     void this.#serially(() => this.#rebuild([]));
   }
 
@@ -93,9 +104,18 @@ export class ChatController {
   /** Each turn of this page, once it has ended. */
   readonly turns: Observable<TurnSummary> = this.#turns.asObservable();
   /** Each turn that asks for a structured answer, as it starts (the trip card follows it). */
-  readonly structuredTurns: Observable<RunningTurn> = this.#structuredTurns.asObservable();
+  readonly structuredTurns: Observable<ChatTurn> = this.#structuredTurns.asObservable();
   /** The stored sessions changed (a turn ended, one was deleted): the list should reload. */
   readonly sessionsChanged: Observable<void> = this.#sessionsChanged.asObservable();
+
+  /** The current agent's stored sessions (this browser's IndexedDB, or the demo server's). */
+  readonly sessions: SessionDirectory = {
+    listSessions: async (cursor: string | null, limit: number): Promise<SessionPage> =>
+      (await this.#built).sessions.listSessions(cursor, limit),
+    findSessions: async (query: string): Promise<SessionSummary[]> =>
+      (await this.#built).sessions.findSessions(query),
+    deleteSession: async (id: string): Promise<void> => (await this.#built).sessions.deleteSession(id),
+  };
 
   get settings(): EndpointSettings {
     return this.#settings;
@@ -145,7 +165,7 @@ export class ChatController {
     });
   }
 
-  #track(turn: RunningTurn): void {
+  #track(turn: ChatTurn): void {
     this.#turn = turn;
     this.#patch({ phase: 'running', interrupted: null });
     void summarizeTurn(turn).then((summary) => {
@@ -193,7 +213,7 @@ export class ChatController {
   delete(id: string): Promise<void> {
     return this.#serially(async () => {
       if (this.#session?.id === id) await this.#closeCurrent();
-      await this.#options.sessions.deleteSession(id);
+      await this.#agent().sessions.deleteSession(id);
       this.#sessionsChanged.next();
     });
   }
@@ -244,14 +264,19 @@ export class ChatController {
   async #rebuild(extraModels: readonly string[]): Promise<void> {
     this.#patch({ phase: 'starting' });
     await this.#demo?.agent.shutdown();
-    const demo = await buildDemoAgent({
-      settings: this.#settings,
-      extraModels,
-      sessions: this.#options.sessions,
-      memories: this.#options.memories,
-      inspect: this.#inspect,
-    });
+    // Server mode: the agent runs in the demo server, and the page holds a remote one.
+    const demo =
+      (runsOnServer(this.#settings) && buildServerDemoAgent(this.#settings)) ||
+      (await buildDemoAgent({
+        settings: this.#settings,
+        extraModels,
+        sessions: this.#options.sessions,
+        memories: this.#options.memories,
+        inspect: this.#inspect,
+      }));
     this.#demo = demo;
+    this.#built = Promise.resolve(demo);
+    this.#builtNow(demo);
     this.#hooks.next(demo.hooks);
     // Another tab wrote to, opened or closed a chat: the list shows its new state (completes at
     // the agent's shutdown, with the next rebuild).
@@ -259,9 +284,11 @@ export class ChatController {
       if (kind !== 'locked') this.#sessionsChanged.next();
     });
     this.#showEmpty();
+    // Another agent may keep its sessions elsewhere (this browser, or the demo server).
+    this.#sessionsChanged.next();
   }
 
-  #attach(session: Session): void {
+  #attach(session: ChatSession): void {
     this.#session = session;
     this.#shown = session.conversation.subscribe((c) => this.#conversation.next(c));
     this.#shown.add(
@@ -286,7 +313,7 @@ export class ChatController {
   }
 
   /** Another tab took `session` over: it closes itself; this tab keeps showing it, read-only. */
-  #lost(session: Session): void {
+  #lost(session: ChatSession): void {
     if (this.#session !== session) return;
     this.#session = null;
     this.#turn = null;
@@ -321,6 +348,7 @@ export class ChatController {
       phase: 'ready',
       modelId: demo.defaultModel,
       offline: demo.defaultModel === OFFLINE_MODEL_ID,
+      runsOn: demo.runsOn,
       interrupted: null,
       lock: null,
     });

@@ -2,7 +2,8 @@
  * The per-turn line under each answer: status, tokens, cost and wall time of one turn.
  * @module
  */
-import type { RunningTurn, TokenUsage, TurnResult } from 'youyou-agent';
+import type { TokenUsage, TurnResult } from 'youyou-agent';
+import type { ChatTurn } from './chat-agent.js';
 
 /** One finished turn, as the chat shows it. */
 export interface TurnSummary {
@@ -15,7 +16,7 @@ export interface TurnSummary {
 }
 
 /** Follows `turn` and resolves with its summary once it has ended. */
-export function summarizeTurn(turn: RunningTurn): Promise<TurnSummary> {
+export function summarizeTurn(turn: ChatTurn): Promise<TurnSummary> {
   const started = performance.now();
   let cost: number | null = null;
   const subscription = turn.events.subscribe(({ payload }) => {

@@ -1,7 +1,7 @@
 /**
  * The demo plugin: it taps every hook and records one line per call, which the activity panel
  * shows, so you can watch the lifecycle as it happens. It also acts once: at `turn_start` it adds
- * a dynamic prompt section (the browser's language and local time).
+ * a dynamic prompt section (the browser's language and local time; on the demo server, the server's).
  * @module
  */
 import { BehaviorSubject, type Observable } from 'rxjs';
@@ -62,10 +62,7 @@ export function createHookActivityPlugin(): HookActivityPlugin {
     apply(ctx) {
       ctx.tap('turn_start', (payload) => ({
         type: 'continue_with',
-        data: [
-          ...payload.data,
-          `The user's browser language is ${navigator.language}; their local time is ${new Date().toString()}.`,
-        ],
+        data: [...payload.data, localeSection()],
       }));
       // Registered after the section above, so the log shows the sections it added.
       for (const event of HOOK_EVENTS) tapForLog(ctx, event);
@@ -91,6 +88,14 @@ const SUMMARIES: { [E in HookEvent]: (data: HookDataMap[E]) => string } = {
   on_retry: ({ attempt, delayMs }) => `attempt ${attempt} failed; next in ${delayMs} ms`,
   on_error: ({ error }) => `${error.code}: ${short(error.message)}`,
 };
+
+/** The browser's language and local time; on the demo server (no `navigator`), the server's. */
+function localeSection(): string {
+  const now = new Date().toString();
+  if (typeof navigator !== 'undefined' && navigator.language)
+    return `The user's browser language is ${navigator.language}; their local time is ${now}.`;
+  return `The demo server's locale is ${Intl.DateTimeFormat().resolvedOptions().locale}; its local time is ${now}.`;
+}
 
 function short(text: string, max = 60): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;

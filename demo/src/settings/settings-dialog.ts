@@ -1,10 +1,11 @@
 /**
- * The settings dialog: base URL, API key, model and context window of an OpenAI-compatible
+ * The settings dialog: where the agent runs (this browser, or the demo server when `npm start`
+ * serves the page), base URL, API key, model and context window of an OpenAI-compatible
  * endpoint, the dev server's model when it has one, or none for the offline model.
  * @module
  */
 import { h } from '../ui/dom.js';
-import { serverModel, type EndpointSettings } from './settings.js';
+import { agentServer, serverModel, type EndpointSettings } from './settings.js';
 
 export class SettingsDialog {
   readonly #baseURL = h('input', {
@@ -28,6 +29,12 @@ export class SettingsDialog {
   readonly #sessionBudget = h('input', {
     attrs: { name: 'sessionBudgetUsd', type: 'number', min: '0', step: 'any', placeholder: '0 = no budget' },
   });
+  readonly #runOn = {
+    browser: h('input', { attrs: { type: 'radio', name: 'runOn', value: 'browser' } }),
+    server: h('input', { attrs: { type: 'radio', name: 'runOn', value: 'server' } }),
+  };
+  /** The settings the dialog was opened with (what the form does not edit is kept from them). */
+  #opened: EndpointSettings | null = null;
   readonly element: HTMLDialogElement;
 
   constructor(onSave: (settings: EndpointSettings) => void) {
@@ -45,9 +52,25 @@ export class SettingsDialog {
         'Use the server\u2019s model (key stays on the server)',
       );
     const cancel = h('button', { attrs: { type: 'button' } }, 'Cancel');
+    // Only the dev server (`npm start`) has an agent server to run on.
+    const runOn =
+      agentServer() &&
+      h(
+        'fieldset',
+        { class: 'run-on' },
+        h('legend', {}, 'Run on'),
+        h('label', {}, this.#runOn.browser, h('span', {}, 'this browser')),
+        h('label', {}, this.#runOn.server, h('span', {}, 'the server')),
+        h(
+          'p',
+          { class: 'hint' },
+          'On the server, the agent runs in the demo\u2019s dev server and keeps this browser\u2019s sessions in PostgreSQL there. It has the calculator, the clock and the notes (kept on the server); the MCP tools, the session budget and the endpoint below stay with an agent in this browser. Its model is the server\u2019s own, when the server has a key, or the offline one.',
+        ),
+      );
     const form = h(
       'form',
       { attrs: { method: 'dialog' } },
+      ...(runOn ? [runOn] : []),
       h('h2', {}, 'Model endpoint'),
       h(
         'p',
@@ -72,7 +95,7 @@ export class SettingsDialog {
     offline.addEventListener('click', () => {
       this.#baseURL.value = '';
       this.element.close();
-      onSave(this.#read());
+      onSave({ ...this.#read(), useServerModel: false });
     });
     useServer?.addEventListener('click', () => {
       const chosen = this.#read();
@@ -90,10 +113,13 @@ export class SettingsDialog {
     this.#contextWindow.value = String(settings.contextWindow);
     this.#mcpServers.value = settings.mcpServers;
     this.#sessionBudget.value = String(settings.sessionBudgetUsd);
+    this.#runOn[settings.runOn].checked = true;
+    this.#opened = settings;
     this.element.showModal();
   }
 
   #read(): EndpointSettings {
+    const runOn = this.#runOn.server.checked && agentServer() ? 'server' : 'browser';
     return {
       baseURL: this.#baseURL.value,
       apiKey: this.#apiKey.value,
@@ -101,8 +127,10 @@ export class SettingsDialog {
       contextWindow: Number(this.#contextWindow.value),
       mcpServers: this.#mcpServers.value,
       sessionBudgetUsd: Number(this.#sessionBudget.value || 0),
-      // Saving the form chooses the endpoint it shows.
-      useServerModel: false,
+      // Saving the form chooses the endpoint it shows; on the server that endpoint does not
+      // apply, so the choice of the server's model is kept.
+      useServerModel: runOn === 'server' && (this.#opened?.useServerModel ?? false),
+      runOn,
     };
   }
 }

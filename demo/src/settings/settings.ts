@@ -4,6 +4,7 @@
  * events or memories). An empty base URL means "no endpoint": the scripted offline model runs.
  * When `npm start` was given a key, "the server's model" goes through the dev server instead, and
  * the key stays there.
+ * "Run on" chooses where the agent runs: in this page, or (`npm start` only) on the demo server.
  * @module
  */
 
@@ -16,6 +17,11 @@ export interface ServerModel {
 /** The server's model of the dev server that served this page, or `null`. */
 export function serverModel(): ServerModel | null {
   return __DEMO_ENDPOINT_DEFAULTS__.serverModel ?? null;
+}
+
+/** The dev server's agent server (server mode), when this page came from `npm start`: its token. */
+export function agentServer(): { token: string } | null {
+  return __DEMO_ENDPOINT_DEFAULTS__.agentServer ?? null;
 }
 
 /** Where the page's provider sends its requests in server mode (the proxy is at `…/chat/completions`). */
@@ -36,6 +42,8 @@ export interface EndpointSettings {
   sessionBudgetUsd: number;
   /** Use the server's model (when the dev server has one) instead of `baseURL` and `apiKey`. */
   useServerModel: boolean;
+  /** Where the agent runs: in this page, or on the demo server (`npm start` only). */
+  runOn: 'browser' | 'server';
 }
 
 const SETTINGS_KEY = 'youyou-demo:endpoint';
@@ -53,6 +61,7 @@ export function loadEndpointSettings(storage: Storage = localStorage): EndpointS
     mcpServers: env.mcpServers ?? '',
     sessionBudgetUsd: 0,
     useServerModel: server !== null,
+    runOn: 'browser',
   };
   const stored = readJson(storage, SETTINGS_KEY);
   if (stored === null) return fallback;
@@ -64,6 +73,7 @@ export function loadEndpointSettings(storage: Storage = localStorage): EndpointS
     mcpServers: stringOr(stored['mcpServers'], fallback.mcpServers),
     sessionBudgetUsd: nonNegativeOr(stored['sessionBudgetUsd'], 0),
     useServerModel: stored['useServerModel'] === true,
+    runOn: stored['runOn'] === 'server' ? 'server' : 'browser',
   };
 }
 
@@ -80,9 +90,15 @@ export function saveEndpointSettings(
     mcpServers: settings.mcpServers.trim(),
     sessionBudgetUsd: nonNegativeOr(settings.sessionBudgetUsd, 0),
     useServerModel: settings.useServerModel,
+    runOn: settings.runOn,
   };
   storage.setItem(SETTINGS_KEY, JSON.stringify(saved));
   return saved;
+}
+
+/** Whether the agent runs on the demo server: the settings choose it and this page's dev server has one. */
+export function runsOnServer(settings: EndpointSettings): boolean {
+  return settings.runOn === 'server' && agentServer() !== null;
 }
 
 /** The server's model when the settings choose it and this page's dev server has one. */

@@ -1,6 +1,6 @@
 /**
- * The top bar: which model answers (the offline one is labelled as scripted), the inspect
- * toggle, and the settings button.
+ * The top bar: which model answers (the offline one is labelled as scripted), where the agent
+ * runs (this browser or the demo server), the inspect toggle, and the settings button.
  * @module
  */
 import type { ChatState } from '../agent/chat-controller.js';
@@ -8,6 +8,7 @@ import { h } from './dom.js';
 
 export class Header {
   readonly #model = h('span', { class: 'model-badge' });
+  readonly #runsOn = h('span', { class: 'run-on-badge' });
   readonly element: HTMLElement;
 
   constructor(parts: { inspect: HTMLElement; openSettings(): void }) {
@@ -18,6 +19,7 @@ export class Header {
       { class: 'top-bar' },
       h('h1', {}, 'YouYou Agent', h('small', {}, ' demo')),
       this.#model,
+      this.#runsOn,
       h('span', { class: 'spacer' }),
       parts.inspect,
       settings,
@@ -25,6 +27,8 @@ export class Header {
   }
 
   update(state: ChatState, endpoint: string): void {
+    this.#runsOn.dataset['runsOn'] = state.runsOn;
+    this.#runsOn.textContent = state.runsOn === 'server' ? 'Agent on the server' : 'Agent in this browser';
     this.#model.dataset['offline'] = String(state.offline);
     this.#model.textContent = state.offline
       ? 'Scripted offline model \u2014 canned replies, no network'

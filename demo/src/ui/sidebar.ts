@@ -3,7 +3,8 @@
  * click to resume one.
  * @module
  */
-import type { SessionStorage, SessionSummary } from 'youyou-agent';
+import type { SessionSummary } from 'youyou-agent';
+import type { SessionDirectory } from '../agent/chat-agent.js';
 import { h, setChildren } from './dom.js';
 
 const PAGE_SIZE = 20;
@@ -22,7 +23,7 @@ export class Sidebar {
   readonly #more = h('button', { class: 'more', attrs: { type: 'button' } }, 'Load more');
   readonly #status = h('p', { class: 'sessions-status' });
   readonly element: HTMLElement;
-  readonly #storage: SessionStorage;
+  readonly #storage: SessionDirectory;
   readonly #actions: SidebarActions;
   #cursor: string | null = null;
   #activeId: string | null = null;
@@ -30,7 +31,7 @@ export class Sidebar {
   /** Increases per reload, so a slow answer for an older query is dropped. */
   #generation = 0;
 
-  constructor(storage: SessionStorage, actions: SidebarActions) {
+  constructor(storage: SessionDirectory, actions: SidebarActions) {
     this.#storage = storage;
     this.#actions = actions;
     const newChat = h('button', { class: 'new-chat primary', attrs: { type: 'button' } }, '+ New chat');

@@ -4,7 +4,8 @@
  * `output` marks it done with the validated plan.
  * @module
  */
-import type { AgentEvent, RunningTurn } from 'youyou-agent';
+import type { AgentEvent } from 'youyou-agent';
+import type { ChatTurn } from '../agent/chat-agent.js';
 import type { PartialTripPlan } from '../parts/trip-plan.js';
 import { h, setChildren } from './dom.js';
 
@@ -30,7 +31,7 @@ export class TripCard {
   }
 
   /** Follows one structured turn: partials while it streams, then the validated plan. */
-  follow(turn: RunningTurn<unknown>): void {
+  follow(turn: ChatTurn): void {
     this.#show({}, 'streaming');
     turn.events.subscribe(({ payload }: AgentEvent) => {
       if (payload.type === 'output_delta') this.#show(payload.partial as PartialTripPlan, 'streaming');

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { ModelInfoSchema, type ModelInfo } from '../../types.js';
+import { ModelInfoSchema, type ModelInfo } from '../../vocabulary/model-info.js';
 import type { MaxTokensField } from './to-wire.js';
 
 /**

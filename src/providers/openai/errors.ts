@@ -4,7 +4,8 @@
  * recognises the `openai` SDK's error classes and calls these with plain values.
  * @module
  */
-import { AgentError, describeError, Errors } from '../../errors.js';
+import { AgentError, describeError } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 
 /** The part of a `Headers` object these functions read. */
 export interface HeadersLike {

@@ -9,7 +9,7 @@
  * @module
  */
 import { APIConnectionTimeoutError, APIError } from 'openai/core/error';
-import { Errors } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './chat-client.js';
 import { chunkStream } from './chunk-stream.js';
 

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { Errors } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import { READS_REQUEST_ONLY, type ModelProvider } from '../../ports/model-provider.js';
 import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../types.js';
 import { parseInput } from '../../validate.js';

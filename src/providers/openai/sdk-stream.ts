@@ -5,7 +5,8 @@
  * @module
  */
 import { APIConnectionError, APIError, APIUserAbortError, OpenAIError } from 'openai/core/error';
-import { AgentError, Errors } from '../../errors.js';
+import { AgentError } from '../../agent-error.js';
+import * as Errors from '../../error-constructors.js';
 import type { ChatChunkStream } from './chat-client.js';
 import { chunkStream, MalformedChunkError } from './chunk-stream.js';
 import {

@@ -4,7 +4,7 @@
  * provider file imports `openai` (they are structurally assignable to the SDK's).
  * @module
  */
-import { rawToolCallArguments } from '../../tools/parse-arguments.js';
+import { rawToolCallArguments } from '../../tools/raw-arguments.js';
 import type { ChatRequest, ContentBlock, Message, ToolSpec } from '../../types.js';
 
 /** A text or image part of a user message. */

@@ -17,7 +17,8 @@
 import type { CompactInput, CompactOutput } from '../../../machines/turn.types.js';
 import { admitRequest, type BudgetCheck } from '../../budget/check-request.js';
 import { microCompact, recentSplitIndex } from '../../context/context-manager.js';
-import { AgentError, describeError, Errors } from '../../errors.js';
+import { AgentError, describeError } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import { CONTEXT_SNAPSHOT_KEY } from '../../persistence/metadata-keys.js';
 import type { ModelProvider } from '../../ports/model-provider.js';
 import { collectText } from '../../providers/collect-text.js';

@@ -8,10 +8,10 @@
  * @module
  */
 import type { ResumeTurnOutput, StepInput } from '../../../machines/turn.types.js';
-import { Errors } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import type { LoadedInterruptedTurn } from '../../persistence/resume.js';
 import { TOOL_OUTCOME_UNKNOWN_TEXT } from '../../prompt/tool-result-texts.js';
-import { rawToolCallArguments } from '../../tools/parse-arguments.js';
+import { rawToolCallArguments } from '../../tools/raw-arguments.js';
 import type { AgentEventPayload, InterruptedTurn, Message, ToolCallRequest } from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
 

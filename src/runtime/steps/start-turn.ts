@@ -5,7 +5,7 @@
  * @module
  */
 import type { StartTurnOutput, StepInput } from '../../../machines/turn.types.js';
-import { Errors } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import { TURN_STARTED_KEY } from '../../persistence/metadata-keys.js';
 import type { SkillManager } from '../../skills/skill-manager.js';
 import type { Message, SessionEventPayload, UserInput } from '../../types.js';

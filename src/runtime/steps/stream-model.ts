@@ -9,7 +9,8 @@
  */
 import type { StreamInput, StreamOutput } from '../../../machines/turn.types.js';
 import type { Clock } from '../../clock.js';
-import { AgentError, Errors, toAgentError } from '../../errors.js';
+import { AgentError, toAgentError } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import { generateId } from '../../ids.js';
 import type { ModelProvider } from '../../ports/model-provider.js';
 import { responseCost } from '../../providers/cost.js';

@@ -10,7 +10,7 @@
  * @module
  */
 import type { ValidateOutputInput, ValidateOutputOutput } from '../../../machines/turn.types.js';
-import { Errors } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import { checkAnswer, FINAL_ANSWER_TOOL, type PreparedOutput } from '../../output/final-answer.js';
 import * as OutputTexts from '../../output/output-texts.js';
 import { TURN_OUTPUT_KEY } from '../../persistence/metadata-keys.js';

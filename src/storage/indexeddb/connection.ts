@@ -4,7 +4,7 @@
  * @module
  */
 import { wrap, type IDBPDatabase, type IDBPTransaction } from 'idb';
-import { Errors } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import type { ResolvedOptions } from './options.js';
 import {
   DB_VERSION,

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { copyForStorage } from '../../copy-data.js';
-import { Errors } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 import type { SaveEventOptions, SessionDraft, SessionStorage } from '../../ports/storage.js';
 import { SessionEventSchema, SessionSummarySchema } from '../../types.js';
 import type { SessionEvent, SessionPage, SessionSummary } from '../../types.js';

@@ -3,7 +3,8 @@
  * original as `cause`.
  * @module
  */
-import { AgentError, describeError, Errors } from '../../errors.js';
+import { AgentError, describeError } from '../../errors.js';
+import * as Errors from '../../error-constructors.js';
 
 /** The DOMException name, when `error` has one. */
 export function errorName(error: unknown): string | undefined {

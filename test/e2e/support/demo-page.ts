@@ -36,9 +36,17 @@ export class DemoPage {
     readonly blocked: readonly string[],
   ) {}
 
-  /** Opens the demo in a fresh context (its own IndexedDB and localStorage). */
-  static async open(browser: Browser, origin: string): Promise<DemoPage> {
+  /**
+   * Opens the demo in a fresh context (its own IndexedDB and localStorage); `prepare` runs on the
+   * context before the first page loads (to add init scripts or listeners).
+   */
+  static async open(
+    browser: Browser,
+    origin: string,
+    prepare?: (context: BrowserContext) => Promise<void>,
+  ): Promise<DemoPage> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await prepare?.(context);
     const blocked: string[] = [];
     // Nothing leaves the machine: the inspector's page is a stand-in, anything else is refused.
     await context.route(

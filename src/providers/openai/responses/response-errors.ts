@@ -3,7 +3,8 @@
  * stream, as `AgentError`s. Pure and SDK-free.
  * @module
  */
-import { describeError, Errors, type AgentError } from '../../../errors.js';
+import { describeError, type AgentError } from '../../../agent-error.js';
+import * as Errors from '../../../error-constructors.js';
 import { errorBodyMessage, isTransientErrorBody } from '../errors.js';
 
 /**

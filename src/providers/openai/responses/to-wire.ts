@@ -5,7 +5,7 @@
  * items without ids, so no reasoning and no server id reaches a model they do not belong to.
  * @module
  */
-import { rawToolCallArguments } from '../../../tools/parse-arguments.js';
+import { rawToolCallArguments } from '../../../tools/raw-arguments.js';
 import type { ChatRequest, ContentBlock, Message, ToolSpec } from '../../../types.js';
 import { originalCallIds, replayItems, type ReplayTarget } from './replay-items.js';
 
