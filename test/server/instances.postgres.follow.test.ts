@@ -87,15 +87,15 @@ describe('a follower on the other instance', () => {
     sub.unsubscribe();
     expect(settledItems(latest())).toEqual(settledItems(final));
     const { rows } = await observer.query<{ holder: string }>(`SELECT holder FROM "${schema}".locks`);
-    expect(rows.map((r) => r.holder)).toEqual(['A']);
+    expect({ holders: rows.map((r) => r.holder) }).toEqual({ holders: ['A'] });
     // In order: every state the follower showed begins the final list (a tool's status aside,
     // which goes from awaiting approval to done), nothing missing between, nothing repeated.
     const withoutStatus = (items: string[]) => items.map((item) => item.replace(/^(tool \S+): .*$/, '$1'));
     const order = withoutStatus(settledItems(final));
-    for (const state of seen) {
+    seen.forEach((state, index) => {
       const items = withoutStatus(settledItems(state));
-      expect(order.slice(0, items.length)).toEqual(items);
-    }
+      expect({ index, items: order.slice(0, items.length) }).toEqual({ index, items });
+    });
     expect(seen.length).toBeGreaterThan(3);
     await expectCleanHistory(observer, schema, onA.id);
   });
