@@ -9,6 +9,7 @@
  * @module
  */
 import type { Agent } from '../agent.js';
+import type { SessionState } from '../remote/wire.js';
 import { FrameLog } from './frame-log.js';
 import { HEARTBEAT_MS } from './hosted-session.js';
 import type { SessionHost } from './session-host.js';
@@ -57,12 +58,8 @@ interface StreamOptions {
   ended: () => void;
 }
 
-function stream(
-  agent: Agent,
-  sessionId: string,
-  first: Awaited<ReturnType<typeof storedState>>,
-  options: StreamOptions,
-) {
+/** The SSE response: the first state, then each changed one, with heartbeats. */
+function stream(agent: Agent, sessionId: string, first: SessionState, options: StreamOptions) {
   const log = new FrameLog();
   const { signal } = options;
   let cleanup = () => {};
@@ -77,7 +74,7 @@ function stream(
       const send = (text: string) => {
         if (open) controller.enqueue(encoder.encode(text));
       };
-      const sendState = (state: typeof first) => {
+      const sendState = (state: SessionState) => {
         const text = JSON.stringify(state);
         if (text === last) return;
         last = text;

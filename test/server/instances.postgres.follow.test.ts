@@ -87,16 +87,53 @@ describe('a follower on the other instance', () => {
     sub.unsubscribe();
     expect(settledItems(latest())).toEqual(settledItems(final));
     const { rows } = await observer.query<{ holder: string }>(`SELECT holder FROM "${schema}".locks`);
-    expect(rows.map((r) => r.holder)).toEqual(['A']);
+    expect({ holders: rows.map((r) => r.holder) }).toEqual({ holders: ['A'] });
     // In order: every state the follower showed begins the final list (a tool's status aside,
     // which goes from awaiting approval to done), nothing missing between, nothing repeated.
     const withoutStatus = (items: string[]) => items.map((item) => item.replace(/^(tool \S+): .*$/, '$1'));
     const order = withoutStatus(settledItems(final));
-    for (const state of seen) {
+    seen.forEach((state, index) => {
       const items = withoutStatus(settledItems(state));
-      expect(order.slice(0, items.length)).toEqual(items);
-    }
+      expect({ index, items: order.slice(0, items.length) }).toEqual({ index, items });
+    });
     expect(seen.length).toBeGreaterThan(3);
+    await expectCleanHistory(observer, schema, onA.id);
+  });
+
+  it('follows on when its own instance takes the session over: it then shows the live copy', async () => {
+    const schema = 'follow_2';
+    const world = instancesWorld();
+    const shared = { database, observer, schema, provider: world.provider, tools: [world.transfer] };
+    const a = await startInstance('A', shared);
+    const b = await startInstance('B', shared);
+    running.push(a, b);
+    const onA = await remoteFor(a.server.url, 'alice').newSession();
+    await (
+      await onA.sendMessage('say 0')
+    ).result;
+    const follower = await remoteFor(b.server.url, 'alice').resumeSession(onA.id);
+    const seen: Conversation[] = [];
+    const sub = follower.conversation.subscribe((c) => seen.push(c));
+    // Another client of B runs a turn there: B takes the session over from A.
+    const onB = await remoteFor(b.server.url, 'alice').resumeSession(onA.id);
+    const hanging = await onB.sendMessage('hang 1');
+    await eventOf(hanging, 'text_delta');
+    // The follower's stream from storage ends; it reconnects to B's live copy, deltas included.
+    await eventually(async () =>
+      seen
+        .at(-1)!
+        .items.some((i) => i.kind === 'assistant' && i.status === 'streaming' && i.text === 'thinking 1'),
+    );
+    world.hold('1').resolve();
+    expect((await within(hanging.result, 'the turn on B')).status).toBe('completed');
+    await eventually(async () => seen.at(-1)!.turn === null && settledItems(seen.at(-1)!).length === 4);
+    sub.unsubscribe();
+    expect(settledItems(seen.at(-1)!)).toEqual([
+      'user: say 0',
+      'assistant: said 0',
+      'user: hang 1',
+      'assistant: thinking 1 done',
+    ]);
     await expectCleanHistory(observer, schema, onA.id);
   });
 });

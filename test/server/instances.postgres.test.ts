@@ -74,6 +74,10 @@ describe('two instances, one database', () => {
     const session = await remoteFor(a.server.url, 'alice').newSession();
     const turn = await session.sendMessage('hang 1');
     await eventOf(turn, 'text_delta');
+    // "A turn runs there" is what the stored history says: once its user message is stored.
+    await eventually(async () =>
+      userTexts(await storedRows(observer, schema, session.id)).includes('hang 1'),
+    );
     for (const [path, body] of [
       ['turns', { input: 'say 2' }],
       ['continue', {}],
@@ -204,10 +208,10 @@ describe('two instances, one database', () => {
     const session = await remoteFor(a.server.url, 'alice').newSession();
     const turn = await session.sendMessage('hang 3');
     await eventOf(turn, 'text_delta');
-    // What the dead instance leaves behind: the turn's start, stored (its writes do not wait
-    // for storage mid-stream, so a test waits for that one before the crash).
+    // What the dead instance leaves behind: the turn's start and its user message, stored (its
+    // writes do not wait for storage mid-stream, so the test waits for those before the crash).
     await eventually(async () =>
-      (await storedRows(observer, schema, session.id)).some((r) => kindOf(r.event) === 'turn_started'),
+      userTexts(await storedRows(observer, schema, session.id)).includes('hang 3'),
     );
     await a.crash();
     // Its lease still runs: the stored turn has not ended, so a new turn is refused.
