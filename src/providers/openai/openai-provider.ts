@@ -13,7 +13,8 @@ import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './ch
 import { END_MARKER_SEEN } from './chunk-stream.js';
 import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from './config.js';
 import { createFetchChatClient } from './fetch-chat-client.js';
-import { SecretRedactor } from './redact-secrets.js';
+import { assertClientAlone, pricingByModel, redactorFor } from './provider-setup.js';
+import type { SecretRedactor } from './redact-secrets.js';
 import { isTransportFailure, openStream, sdkFailure } from './sdk-stream.js';
 import { ChatStreamAssembler, type WireChunk } from './stream-assembler.js';
 import { toWireRequest, type MaxTokensField } from './to-wire.js';
@@ -94,30 +95,14 @@ export class OpenAIProvider implements ModelProvider {
   /** Throws `INVALID_INPUT` for invalid options (or when the SDK refuses them, e.g. no API key). */
   constructor(options: OpenAIProviderOptions) {
     const parsed = parseInput(OpenAIProviderOptionsSchema, options, 'OpenAIProvider options');
-    if (parsed.client) {
-      const clash = (['apiKey', 'baseURL', 'dangerouslyAllowBrowser'] as const).filter(
-        (key) => parsed[key] !== undefined,
-      );
-      if (clash.length > 0) {
-        throw Errors.invalidInput(
-          `OpenAIProvider options: 'client' excludes ${clash.map((key) => `'${key}'`).join(', ')} (configure the client instead)`,
-        );
-      }
-    }
+    assertClientAlone('OpenAIProvider', parsed);
     this.id = parsed.id ?? 'openai';
     this.models = Object.freeze(parsed.models.map((model) => Object.freeze(model)));
     this.#headers = parsed.headers;
     this.#maxTokensField = parsed.maxTokensField ?? 'max_completion_tokens';
-    this.#pricing = new Map(
-      parsed.models.flatMap((model) => (model.pricing ? [[model.id, model.pricing] as const] : [])),
-    );
+    this.#pricing = pricingByModel(parsed.models);
     this.#client = parsed.client ?? createClient(parsed);
-    // An SDK client (and the fetch client) has its key as `apiKey`.
-    const apiKey = (this.#client as { apiKey?: unknown }).apiKey;
-    this.#redactor = new SecretRedactor([
-      typeof apiKey === 'string' ? apiKey : undefined,
-      ...Object.values(parsed.headers ?? {}),
-    ]);
+    this.#redactor = redactorFor(this.#client, parsed.headers);
   }
 
   /** Streams one response; see the class description for the events and errors. */

@@ -13,7 +13,8 @@ import { parseInput } from '../../../validate.js';
 import type { ChatChunkStream } from '../chat-client.js';
 import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from '../config.js';
 import { createFetchStreamPost } from '../fetch-chat-client.js';
-import { SecretRedactor } from '../redact-secrets.js';
+import { assertClientAlone, pricingByModel, redactorFor } from '../provider-setup.js';
+import type { SecretRedactor } from '../redact-secrets.js';
 import { isTransportFailure, openStream, sdkFailure } from '../sdk-stream.js';
 import { withPermanentCode } from './response-errors.js';
 import type { OpenAIResponsesClient } from './responses-client.js';
@@ -95,29 +96,14 @@ export class OpenAIResponsesProvider implements ModelProvider {
   /** Throws `INVALID_INPUT` for invalid options (or when no API key is found). */
   constructor(options: OpenAIResponsesProviderOptions) {
     const parsed = parseInput(OptionsSchema, options, 'OpenAIResponsesProvider options');
-    if (parsed.client) {
-      const clash = (['apiKey', 'baseURL', 'dangerouslyAllowBrowser'] as const).filter(
-        (key) => parsed[key] !== undefined,
-      );
-      if (clash.length > 0) {
-        throw Errors.invalidInput(
-          `OpenAIResponsesProvider options: 'client' excludes ${clash.map((key) => `'${key}'`).join(', ')} (configure the client instead)`,
-        );
-      }
-    }
+    assertClientAlone('OpenAIResponsesProvider', parsed);
     this.id = parsed.id ?? 'openai-responses';
     this.store = parsed.store ?? false;
     this.models = Object.freeze(parsed.models.map((model) => Object.freeze(model)));
     this.#headers = parsed.headers;
-    this.#pricing = new Map(
-      parsed.models.flatMap((model) => (model.pricing ? [[model.id, model.pricing] as const] : [])),
-    );
+    this.#pricing = pricingByModel(parsed.models);
     this.#client = parsed.client ?? createClient(parsed);
-    const apiKey = (this.#client as { apiKey?: unknown }).apiKey;
-    this.#redactor = new SecretRedactor([
-      typeof apiKey === 'string' ? apiKey : undefined,
-      ...Object.values(parsed.headers ?? {}),
-    ]);
+    this.#redactor = redactorFor(this.#client, parsed.headers);
   }
 
   /** Streams one response; see the class description for the events and errors. */
