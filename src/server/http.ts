@@ -6,11 +6,7 @@
 import { AgentError, Errors } from '../errors.js';
 import type { AgentErrorCode } from '../types.js';
 
-/** The largest request body the handler reads: 1 MiB. */
-export const MAX_BODY_BYTES = 1024 * 1024;
-
-/** How long a request body may take to arrive. */
-export const BODY_TIMEOUT_MS = 30_000;
+import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody } from './read-body.js';
 
 /** The HTTP status of each error code the handler answers with; others are 500. */
 const STATUS: Partial<Record<AgentErrorCode, number>> = {
@@ -83,41 +79,16 @@ export function errorResponse(error: unknown): Response {
  * read at all), and a body still arriving after {@link BODY_TIMEOUT_MS} is `INVALID_INPUT`.
  */
 export async function readJson(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new BodyTooLarge();
-  if (!request.body) return {};
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let late = false;
-  const timer = setTimeout(() => {
-    late = true;
-    void reader.cancel().catch(() => {});
-  }, BODY_TIMEOUT_MS);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        void reader.cancel().catch(() => {});
-        throw new BodyTooLarge();
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof BodyTooLarge) throw error;
-    throw Errors.invalidInput('the request body could not be read');
-  } finally {
-    clearTimeout(timer);
+  const read = await readBody(request);
+  if (!read.ok) {
+    if (read.reason === 'too_large') throw new BodyTooLarge();
+    throw Errors.invalidInput(
+      read.reason === 'late'
+        ? `the request body did not arrive within ${BODY_TIMEOUT_MS} ms`
+        : 'the request body could not be read',
+    );
   }
-  if (late) throw Errors.invalidInput(`the request body did not arrive within ${BODY_TIMEOUT_MS} ms`);
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = read.bytes;
   const text = new TextDecoder().decode(bytes);
   if (text.trim() === '') return {};
   try {

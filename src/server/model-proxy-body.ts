@@ -5,15 +5,9 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { systemClock } from '../clock.js';
 import { formatIssues } from '../errors.js';
 import type { ProxyRefusal } from './model-proxy-errors.js';
-
-/** The largest body the proxy reads: 1 MiB. */
-export const MAX_BODY_BYTES = 1_048_576;
-
-/** How long a caller may take to send its body. */
-const BODY_TIMEOUT_MS = 30_000;
+import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody } from './read-body.js';
 
 /** A Chat Completions request: the fields the proxy reads; the rest passes through unchecked. */
 const ChatCompletionsBodySchema = /* @__PURE__ */ (() => {
@@ -43,43 +37,16 @@ const tooLarge = () => invalid(`the request body is larger than ${MAX_BODY_BYTES
  * anything is read, or while reading, which stops there), 408 when it takes longer than 30 s.
  */
 async function readBytes(request: Request): Promise<Uint8Array | ProxyRefusal> {
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > MAX_BODY_BYTES) return tooLarge();
   if (!request.body) return invalid('the request has no body');
-  const reader = request.body.getReader();
-  let timedOut = false;
-  const timer = systemClock.setTimeout(() => {
-    timedOut = true;
-    void reader.cancel().catch(() => {});
-  }, BODY_TIMEOUT_MS);
-  const pieces: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        void reader.cancel().catch(() => {});
-        return tooLarge();
-      }
-      pieces.push(value);
-    }
-  } catch {
+  const read = await readBody(request);
+  if (!read.ok) {
+    if (read.reason === 'too_large') return tooLarge();
+    if (read.reason === 'late')
+      return invalid(`the request body did not arrive within ${BODY_TIMEOUT_MS}ms`, 408);
     return invalid('the request body could not be read');
-  } finally {
-    systemClock.clearTimeout(timer);
   }
-  // A cancelled reader reads as done: what arrived is not the whole body.
-  if (timedOut) return invalid(`the request body did not arrive within ${BODY_TIMEOUT_MS}ms`, 408);
   if (request.signal.aborted) return invalid('the request was aborted while its body was read');
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const piece of pieces) {
-    bytes.set(piece, at);
-    at += piece.byteLength;
-  }
-  return bytes;
+  return read.bytes;
 }
 
 /**
