@@ -12,21 +12,13 @@ import type { TurnResult } from '../types.js';
 import type { SessionState, WireResult } from '../remote/wire.js';
 import { diffConversation } from './conversation-diff.js';
 import { FrameLog, frameText, type FrameRecord } from './frame-log.js';
-
-/** A comment line every 15 s keeps proxies from closing a quiet stream. */
-export const HEARTBEAT_MS = 15_000;
+import { HEARTBEAT_MS, SSE_HEADERS } from './http.js';
 
 /** Frames a stream may have queued for a slow client before it is closed (the client reconnects). */
 const MAX_QUEUED_FRAMES = 10_000;
 
 /** How many ended turns' results a copy remembers for a client that missed their frames. */
 const KEPT_RESULTS = 8;
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-accel-buffering': 'no',
-};
 
 /** What a hosted session is told by its host. */
 export interface HostedSessionOptions {

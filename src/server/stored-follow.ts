@@ -11,7 +11,7 @@
 import type { Agent } from '../agent.js';
 import type { SessionState } from '../remote/wire.js';
 import { FrameLog } from './frame-log.js';
-import { HEARTBEAT_MS } from './hosted-session.js';
+import { HEARTBEAT_MS, SSE_HEADERS } from './http.js';
 import type { SessionHost } from './session-host.js';
 import { storedState } from './stored-state.js';
 
@@ -20,12 +20,6 @@ const DRAFT_READ_MS = 1_000;
 
 /** How often an idle session is read again, for storages whose changes no feed reports. */
 const IDLE_READ_MS = 5_000;
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-accel-buffering': 'no',
-};
 
 /**
  * The follow stream of `sessionId`, which `userId` owns and another instance holds. Rejects as
