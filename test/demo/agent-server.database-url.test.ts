@@ -5,19 +5,15 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RemoteAgent } from '../../src/remote.js';
 import { DEMO_USER_HEADER } from '../../demo/src/settings/demo-user.js';
+import { startDemoDevServer, type DemoDevServer } from '../e2e/support/demo-dev-server.js';
 import { useDatabase } from '../postgres/support/server.js';
 
-const DEMO_CONFIG = fileURLToPath(new URL('../../demo/vite.config.ts', import.meta.url));
-const ENV = ['OPENAI_API_KEY', 'DATABASE_URL', 'DEMO_DATA_DIR', 'DEMO_MCP_PORT'] as const;
-const saved = new Map(ENV.map((name) => [name, process.env[name]]));
 const database = useDatabase();
 
-let vite: ViteDevServer;
+let dev: DemoDevServer;
 let origin: string;
 let token: string;
 let unusedDataDir: string;
@@ -25,31 +21,20 @@ let unusedDataDir: string;
 beforeAll(async () => {
   const server = inject('postgres');
   unusedDataDir = await mkdtemp(join(tmpdir(), 'youyou-demo-unused-'));
-  delete process.env['OPENAI_API_KEY'];
-  process.env['DATABASE_URL'] =
-    `postgres://${encodeURIComponent(server.user)}:${encodeURIComponent(server.password)}@${server.host}:${server.port}/${database.name}`;
-  process.env['DEMO_DATA_DIR'] = unusedDataDir;
-  process.env['DEMO_MCP_PORT'] = '0';
-  vite = await createServer({
-    configFile: DEMO_CONFIG,
-    logLevel: 'silent',
-    server: { port: 0, strictPort: false, hmr: false, ws: false },
-  });
-  await vite.listen();
-  origin = vite.resolvedUrls!.local[0]!.replace(/\/$/, '');
-  token = (
-    JSON.parse(String(vite.config.define?.['__DEMO_ENDPOINT_DEFAULTS__'])) as {
-      agentServer: { token: string };
-    }
-  ).agentServer.token;
+  dev = await startDemoDevServer(
+    {
+      OPENAI_API_KEY: undefined,
+      DATABASE_URL: `postgres://${encodeURIComponent(server.user)}:${encodeURIComponent(server.password)}@${server.host}:${server.port}/${database.name}`,
+      DEMO_DATA_DIR: unusedDataDir,
+    },
+    { logLevel: 'silent' },
+  );
+  origin = dev.origin;
+  token = dev.token!;
 }, 120_000);
 
 afterAll(async () => {
-  for (const [name, value] of saved) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  await vite?.close();
+  await dev?.close();
   await rm(unusedDataDir, { recursive: true, force: true });
 });
 

@@ -7,16 +7,13 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createServer, type ViteDevServer } from 'vite';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteAgent } from '../../src/remote.js';
 import { DEMO_USER_HEADER } from '../../demo/src/settings/demo-user.js';
+import { startDemoDevServer, type DemoDevServer } from '../e2e/support/demo-dev-server.js';
 
-const DEMO_CONFIG = fileURLToPath(new URL('../../demo/vite.config.ts', import.meta.url));
-const ENV = ['OPENAI_API_KEY', 'DATABASE_URL', 'DEMO_DATA_DIR', 'DEMO_MCP_PORT'] as const;
-const saved = new Map(ENV.map((name) => [name, process.env[name]]));
-
+let dev: DemoDevServer;
 let vite: ViteDevServer;
 let origin: string;
 let dataDir: string;
@@ -24,32 +21,23 @@ let token: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'youyou-demo-pglite-'));
-  delete process.env['OPENAI_API_KEY'];
-  delete process.env['DATABASE_URL'];
-  process.env['DEMO_DATA_DIR'] = dataDir;
-  process.env['DEMO_MCP_PORT'] = '0';
-  vite = await createServer({
-    configFile: DEMO_CONFIG,
-    logLevel: 'silent',
-    server: { port: 0, strictPort: false, hmr: false, ws: false },
-  });
-  await vite.listen();
-  origin = vite.resolvedUrls!.local[0]!.replace(/\/$/, '');
+  dev = await startDemoDevServer(
+    {
+      OPENAI_API_KEY: undefined,
+      DATABASE_URL: undefined,
+      DEMO_DATA_DIR: dataDir,
+    },
+    { logLevel: 'silent' },
+  );
+  ({ vite, origin } = dev);
   // What the page is given: the token, and nothing about a key or the database.
-  const defaults = JSON.parse(String(vite.config.define?.['__DEMO_ENDPOINT_DEFAULTS__'])) as {
-    agentServer: { token: string };
-  };
-  token = defaults.agentServer.token;
+  token = dev.token!;
   // The first authorized request opens the database: do it before the tests' clocks run.
   expect((await fetch(`${origin}/agent/sessions`, { headers: headers('user-warmup-01') })).status).toBe(200);
 }, 120_000);
 
 afterAll(async () => {
-  for (const [name, value] of saved) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  await vite?.close();
+  await dev?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 

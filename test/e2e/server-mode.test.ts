@@ -9,25 +9,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Response } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium.js';
+import { startDemoDevServer, type DemoDevServer } from './support/demo-dev-server.js';
 import { DemoPage, type ShownItem } from './support/demo-page.js';
 import { ModelServer } from './support/model-server.js';
 
-const DEMO_CONFIG = fileURLToPath(new URL('../../demo/vite.config.ts', import.meta.url));
 const SERVER_KEY = 'sk-server-mode-key-marker-5813-abcdef';
 const MODEL = 'e2e-server-mode-model';
-const ENV = [
-  'OPENAI_API_KEY',
-  'OPENAI_BASE_URL',
-  'OPENAI_MODELS',
-  'DATABASE_URL',
-  'DEMO_DATA_DIR',
-  'DEMO_MCP_PORT',
-] as const;
 
 /**
  * Runs in the page before the demo: every byte each `fetch` response delivers goes to the test
@@ -76,11 +66,10 @@ async function tapFetches(context: BrowserContext) {
 }
 
 let model: ModelServer;
-let vite: ViteDevServer;
+let dev: DemoDevServer;
 let browser: Browser;
 let origin: string;
 let dataDir: string;
-const saved = new Map(ENV.map((name) => [name, process.env[name]]));
 
 beforeAll(async () => {
   [model, browser, dataDir] = await Promise.all([
@@ -89,26 +78,19 @@ beforeAll(async () => {
     mkdtemp(join(tmpdir(), 'youyou-demo-server-mode-')),
   ]);
   // What `npm start` reads when its config loads.
-  process.env['OPENAI_API_KEY'] = SERVER_KEY;
-  process.env['OPENAI_BASE_URL'] = model.baseURL;
-  process.env['OPENAI_MODELS'] = MODEL;
-  delete process.env['DATABASE_URL'];
-  process.env['DEMO_DATA_DIR'] = dataDir;
-  process.env['DEMO_MCP_PORT'] = '0';
-  vite = await createServer({
-    configFile: DEMO_CONFIG,
-    logLevel: 'warn',
-    server: { port: 0, strictPort: false, hmr: false },
-  });
-  await vite.listen();
-  origin = vite.resolvedUrls!.local[0]!.replace(/\/$/, '');
-  await vite.warmupRequest('/src/main.ts');
+  dev = await startDemoDevServer(
+    {
+      OPENAI_API_KEY: SERVER_KEY,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_MODELS: MODEL,
+      DATABASE_URL: undefined,
+      DEMO_DATA_DIR: dataDir,
+    },
+    { warm: true },
+  );
+  origin = dev.origin;
   // The agent server opens its database as the dev server starts: wait for it here, not in a test.
-  const { token } = (
-    JSON.parse(String(vite.config.define?.['__DEMO_ENDPOINT_DEFAULTS__'])) as {
-      agentServer: { token: string };
-    }
-  ).agentServer;
+  const token = dev.token!;
   const warm = await fetch(`${origin}/agent/sessions`, {
     headers: { authorization: `Bearer ${token}`, 'x-youyou-demo-user': 'user-warmup-01' },
   });
@@ -116,12 +98,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const [name, value] of saved) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
   await browser?.close();
-  await Promise.all([vite?.close(), model?.close()]);
+  await Promise.all([dev?.close(), model?.close()]);
   await rm(dataDir, { recursive: true, force: true });
 });
 

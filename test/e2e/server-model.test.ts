@@ -4,50 +4,35 @@
  * key never reaches the page. Runs the demo's own Vite config as `npm start` does, on a free port,
  * in real headless Chromium, in front of the local model server.
  */
-import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium.js';
+import { startDemoDevServer, type DemoDevServer } from './support/demo-dev-server.js';
 import { DemoPage } from './support/demo-page.js';
 import { ModelServer } from './support/model-server.js';
 
-const DEMO_CONFIG = fileURLToPath(new URL('../../demo/vite.config.ts', import.meta.url));
 const SERVER_KEY = 'sk-dev-server-key-4711-0123456789';
 const MODEL = 'e2e-server-model';
-const ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODELS', 'DEMO_MCP_PORT'] as const;
 
 let model: ModelServer;
-let vite: ViteDevServer;
+let dev: DemoDevServer;
 let browser: Browser;
 let origin: string;
-const saved = new Map(ENV.map((name) => [name, process.env[name]]));
 
 beforeAll(async () => {
   [model, browser] = await Promise.all([ModelServer.start(), launchChromium()]);
   // What `npm start` reads when its config loads.
-  process.env['OPENAI_API_KEY'] = SERVER_KEY;
-  process.env['OPENAI_BASE_URL'] = model.baseURL;
-  process.env['OPENAI_MODELS'] = MODEL;
-  process.env['DEMO_MCP_PORT'] = '0';
-  vite = await createServer({
-    configFile: DEMO_CONFIG,
-    logLevel: 'warn',
-    server: { port: 0, strictPort: false, hmr: false },
-  });
-  await vite.listen();
-  origin = vite.resolvedUrls!.local[0]!.replace(/\/$/, '');
-  // The first page load transforms the whole demo: do it before the page's readiness clock runs.
-  await vite.warmupRequest('/src/main.ts');
+  dev = await startDemoDevServer(
+    { OPENAI_API_KEY: SERVER_KEY, OPENAI_BASE_URL: model.baseURL, OPENAI_MODELS: MODEL },
+    // The first page load transforms the whole demo: do it before the page's readiness clock runs.
+    { warm: true },
+  );
+  origin = dev.origin;
 }, 120_000);
 
 afterAll(async () => {
-  for (const [name, value] of saved) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
   await browser?.close();
-  await Promise.all([vite?.close(), model?.close()]);
+  await Promise.all([dev?.close(), model?.close()]);
 });
 
 describe("the demo's dev server with a key: the server's model", () => {
