@@ -2,16 +2,13 @@
  * Another device follows a running turn and ends with an equal conversation; 50 remote sessions
  * on one handler, two turns each, all at once, complete without an error.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Conversation } from '../../src/index.js';
 import { reply, ScriptedModelProvider, type ScriptItem } from '../../src/testing/index.js';
 import { deferred } from '../support/waits.js';
-import { remoteFor, startHandler, type RunningServer } from '../server/support.js';
+import { remoteFor, startHandler, serversClosedAfterEach } from '../server/support.js';
 
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const servers = serversClosedAfterEach();
 
 /** Resolves with the first state `test` accepts. */
 function until(

@@ -3,32 +3,25 @@
  * 127.0.0.1) gives the same event payloads in order, the same result and an equal final
  * conversation — for a streamed answer with tools, an approval, structured output and a budget.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { defineTool, type AgentEvent, type Conversation, type ToolHandler } from '../../src/index.js';
 import { reply, ScriptedModelProvider, type ScriptStep } from '../../src/testing/index.js';
 import { createTestAgent } from '../support/agent.js';
-import { remoteFor, startHandler, type RunningServer } from '../server/support.js';
+import {
+  remoteFor,
+  startHandler,
+  serversClosedAfterEach,
+  transferTool as transfer,
+} from '../server/support.js';
 
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const servers = serversClosedAfterEach();
 
 const weather = defineTool({
   name: 'weather',
   description: 'The weather in a city',
   parameters: z.object({ city: z.string() }),
   execute: async ({ arguments: { city } }) => `Sunny in ${city}`,
-});
-
-const transfer = defineTool({
-  name: 'transfer',
-  description: 'Moves money',
-  parameters: z.object({ amount: z.number() }),
-  mutating: true,
-  needsApproval: true,
-  execute: async ({ arguments: { amount } }) => `moved ${amount}`,
 });
 
 const Trip = z.object({ city: z.string(), days: z.number() });

@@ -3,14 +3,11 @@
  * after it; without one (or with an id of another copy) the stream starts with the current state.
  * And `toNodeListener`: the request's signal aborts when the client goes away.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
-import { serve, startHandler, type RunningServer } from './support.js';
+import { serve, startHandler, serversClosedAfterEach } from './support.js';
 
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const servers = serversClosedAfterEach();
 
 const auth = { authorization: 'Bearer alice' };
 

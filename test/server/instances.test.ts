@@ -6,26 +6,19 @@
  * continues the turn there; a cancel there discards it; and after the instance that ran a turn is
  * gone, `continueTurn()` finishes it on another.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import * as z from 'zod/mini';
-import { defineTool } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { reply, ScriptedModelProvider, type ScriptItem, type ScriptStep } from '../../src/testing/index.js';
 import { SharedSessionLock } from '../support/shared-lock.js';
-import { testWorld, remoteFor, startHandler, type RunningServer } from './support.js';
+import {
+  testWorld,
+  remoteFor,
+  startHandler,
+  type RunningServer,
+  serversClosedAfterEach,
+  transferTool as transfer,
+} from './support.js';
 
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-const transfer = defineTool({
-  name: 'transfer',
-  description: 'Moves money',
-  parameters: z.object({ amount: z.number() }),
-  mutating: true,
-  needsApproval: true,
-  execute: async ({ arguments: { amount } }) => `moved ${amount}`,
-});
+const servers = serversClosedAfterEach();
 
 /** Two instances, A and B, on one storage and one lock. */
 async function twoInstances(script: ScriptStep[]) {

@@ -5,17 +5,14 @@
  * again; `maxOpenSessions` refuses more with 503 `SERVER_BUSY`, released sessions not counted;
  * the caller's sessions are listed and deleted.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
 import { testPlugin } from '../support/agent.js';
 import { deferred } from '../support/waits.js';
 import { SharedSessionLock } from '../support/shared-lock.js';
-import { remoteFor, startHandler, type RunningServer } from './support.js';
+import { remoteFor, startHandler, serversClosedAfterEach } from './support.js';
 
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const servers = serversClosedAfterEach();
 
 /** Waits (bounded) until `condition` holds. */
 async function eventually(condition: () => boolean, what: string): Promise<void> {

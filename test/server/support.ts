@@ -8,8 +8,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import * as z from 'zod/mini';
 import {
   InMemorySessionStorage,
+  defineTool,
   type Agent,
   type AgentConfig,
   type ModelProvider,
@@ -132,3 +135,22 @@ export function remoteFor(url: string, userId: string, fetchFn?: typeof fetch): 
     ...(fetchFn && { fetch: fetchFn }),
   });
 }
+
+/** The servers a test file starts, each closed after its test. */
+export function serversClosedAfterEach(): RunningServer[] {
+  const servers: RunningServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return servers;
+}
+
+/** A mutating tool that needs approval: `transfer({ amount })` answers `moved <amount>`. */
+export const transferTool = defineTool({
+  name: 'transfer',
+  description: 'Moves money',
+  parameters: z.object({ amount: z.number() }),
+  mutating: true,
+  needsApproval: true,
+  execute: async ({ arguments: { amount } }) => `moved ${amount}`,
+});

@@ -6,7 +6,7 @@
  * that has not yet heard that another instance took its session (its lease's loss is on its way)
  * finds out when the storage refuses its turn's start: that turn is 409, not a 200 that fails.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   InMemorySessionStorage,
   type SaveEventOptions,
@@ -16,7 +16,7 @@ import {
 } from '../../src/index.js';
 import { ScriptedModelProvider } from '../../src/testing/index.js';
 import { SharedSessionLock } from '../support/shared-lock.js';
-import { inMemoryWorld, remoteFor, startHandler, type RunningServer } from './support.js';
+import { inMemoryWorld, remoteFor, startHandler, serversClosedAfterEach } from './support.js';
 
 /** An in-memory storage whose every `saveEvent` lands 200 ms after the call, in call order. */
 function slowStorage(namespace: string): SessionStorage {
@@ -42,10 +42,7 @@ function slowStorage(namespace: string): SessionStorage {
   };
 }
 
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const servers = serversClosedAfterEach();
 
 it(
   'a new turn on B while A streams one is 409 TURN_BUSY, with slow writes',
