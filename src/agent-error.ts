@@ -43,10 +43,10 @@ export interface AgentErrorOptions {
 }
 
 /**
- * The runtime's error. Its message starts with `[CODE]`.
+ * The runtime's error. Its `message` is the sentence alone; the code is in `code`.
  * @example
  * throw new AgentError('PROVIDER_ERROR', 'upstream overloaded', { retryable: true });
- * // AgentError: [PROVIDER_ERROR] upstream overloaded
+ * // AgentError: upstream overloaded   (error.code === 'PROVIDER_ERROR')
  */
 export class AgentError extends Error {
   /** Machine-readable code. */
@@ -61,8 +61,9 @@ export class AgentError extends Error {
   readonly [MARKER] = true;
 
   constructor(code: AgentErrorCode, message: string, options: AgentErrorOptions = {}) {
-    const prefix = `[${code}]`;
-    super(message.startsWith(prefix) ? message : `${prefix} ${message}`, { cause: options.cause });
+    // A message written with its own `[CODE] ` prefix (older callers) keeps the sentence alone.
+    const prefix = `[${code}] `;
+    super(message.startsWith(prefix) ? message.slice(prefix.length) : message, { cause: options.cause });
     this.name = 'AgentError';
     this.code = code;
     this.retryable = options.retryable ?? false;

@@ -1,5 +1,5 @@
 /**
- * `AgentError` and its helpers: for every code, the shape of the error (code, `[CODE]` message,
+ * `AgentError` and its helpers: for every code, the shape of the error (code, sentence-only message,
  * retryable, source, cause, `toJSON()`), recognition across copies of the package, and the
  * readable rendering of zod issues.
  */
@@ -139,13 +139,13 @@ describe('every error code', () => {
   describe.each(AGENT_ERROR_CODES)('%s', (code) => {
     const { make, source, says } = byCode[code];
 
-    it('new AgentError(code, message) has the code, a [CODE] message, retryable false, the default source', () => {
+    it('new AgentError(code, message) has the code, the sentence as message, retryable false, the default source', () => {
       const error = new AgentError(code, 'something happened');
       expect(error).toBeInstanceOf(Error);
       expect(error).toBeInstanceOf(AgentError);
       expect(error.name).toBe('AgentError');
       expect(error.code).toBe(code);
-      expect(error.message).toBe(`[${code}] something happened`);
+      expect(error.message).toBe('something happened');
       expect(error.retryable).toBe(false);
       expect(error.source).toBe(source);
       expect(error.cause).toBeUndefined();
@@ -156,7 +156,7 @@ describe('every error code', () => {
       const error = make();
       expect(error).toBeInstanceOf(AgentError);
       expect(error.code).toBe(code);
-      expect(error.message.startsWith(`[${code}] `)).toBe(true);
+      expect(error.message).not.toContain(`[${code}]`);
       expect(error.retryable).toBe(false);
       expect(error.source).toBe(source);
       for (const part of says) expect(error.message).toContain(part);
@@ -166,27 +166,26 @@ describe('every error code', () => {
       const error = new AgentError(code, 'x', { cause, retryable: true });
       const data = error.toJSON();
       expect(z.parse(AgentErrorDataSchema, data)).toEqual(data);
-      expect(data).toEqual({ code, message: `[${code}] x`, retryable: true, source });
+      expect(data).toEqual({ code, message: 'x', retryable: true, source });
       expect(JSON.parse(JSON.stringify(error))).toEqual(data);
     });
   });
 });
 
 describe('AgentError messages', () => {
-  it('are not prefixed twice when the message already starts with the code', () => {
-    expect(new AgentError('TURN_BUSY', '[TURN_BUSY] already running').message).toBe(
-      '[TURN_BUSY] already running',
-    );
+  it('are the sentence alone: the code is in code, not in the text', () => {
+    const error = Errors.turnBusy();
+    expect(error.code).toBe('TURN_BUSY');
+    expect(error.message).toBe('a turn is already running in this session');
+    expect(String(error)).toBe('AgentError: a turn is already running in this session');
   });
 
-  it("are prefixed when the message starts with another code's prefix", () => {
-    expect(new AgentError('TURN_BUSY', '[SESSION_BUSY] x').message).toBe('[TURN_BUSY] [SESSION_BUSY] x');
+  it('drop a prefix of their own code that a caller wrote in', () => {
+    expect(new AgentError('TURN_BUSY', '[TURN_BUSY] already running').message).toBe('already running');
   });
 
-  it('show the prefix in String(error), as a console would', () => {
-    expect(String(Errors.turnBusy())).toBe(
-      'AgentError: [TURN_BUSY] a turn is already running in this session',
-    );
+  it("keep text that only looks like another code's prefix", () => {
+    expect(new AgentError('TURN_BUSY', '[SESSION_BUSY] x').message).toBe('[SESSION_BUSY] x');
   });
 });
 
@@ -267,13 +266,13 @@ describe('toAgentError', () => {
     const wrapped = toAgentError(new TypeError('fetch failed'), 'PROVIDER_ERROR', { retryable: true });
     expect(wrapped).toBeInstanceOf(AgentError);
     expect(wrapped).toMatchObject({ code: 'PROVIDER_ERROR', retryable: true, source: 'provider' });
-    expect(wrapped.message).toBe('[PROVIDER_ERROR] fetch failed');
+    expect(wrapped.message).toBe('fetch failed');
     expect(wrapped.cause).toBeInstanceOf(TypeError);
   });
 
   it('wraps thrown strings and objects readably', () => {
-    expect(toAgentError('boom', 'TOOL_EXECUTION_ERROR').message).toBe('[TOOL_EXECUTION_ERROR] boom');
-    expect(toAgentError({ status: 500 }, 'STORAGE_ERROR').message).toBe('[STORAGE_ERROR] {"status":500}');
+    expect(toAgentError('boom', 'TOOL_EXECUTION_ERROR').message).toBe('boom');
+    expect(toAgentError({ status: 500 }, 'STORAGE_ERROR').message).toBe('{"status":500}');
   });
 });
 
@@ -345,6 +344,6 @@ describe('formatIssues', () => {
     const issues = issuesOf(AgentConfigSchema, { defaultModel: 'm', retry: { maxRetries: -1 } });
     const error = Errors.invalidInputFromIssues('config', issues);
     expect(error.code).toBe('INVALID_INPUT');
-    expect(error.message).toBe('[INVALID_INPUT] invalid config: config.retry.maxRetries: must be ≥ 0');
+    expect(error.message).toBe('invalid config: config.retry.maxRetries: must be ≥ 0');
   });
 });

@@ -41,7 +41,7 @@ const summary = {
 };
 const errorData = {
   code: 'PROVIDER_ERROR',
-  message: '[PROVIDER_ERROR] 503',
+  message: '503',
   retryable: true,
   source: 'provider',
 };

@@ -80,7 +80,7 @@ export function errorResponse(error: unknown): Response {
     const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
     return json(status, { error: { code: error.code, message: error.message } }, headers);
   }
-  return json(500, { error: { code: 'INTERNAL_ERROR', message: '[INTERNAL_ERROR] the server failed' } });
+  return json(500, { error: { code: 'INTERNAL_ERROR', message: 'the server failed' } });
 }
 
 /**

@@ -23,7 +23,7 @@ export function toNodeListener(
     void serve(handler, req, res, controller).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(
-        JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: '[INTERNAL_ERROR] the server failed' } }),
+        JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'the server failed' } }),
       );
     });
   };

@@ -63,12 +63,12 @@ describe('budgets: compaction requests', () => {
       [
         'BUDGET_EXCEEDED',
         false,
-        '[BUDGET_EXCEEDED] the session budget of 0.01 USD has no room for the compaction request',
+        'the session budget of 0.01 USD has no room for the compaction request',
       ],
       [
         'BUDGET_EXCEEDED',
         false,
-        '[BUDGET_EXCEEDED] the session budget of 0.01 USD has no room for the next request',
+        'the session budget of 0.01 USD has no room for the next request',
       ],
     ]);
     expect(events.at(-1)!.payload).toMatchObject({ type: 'turn_complete', finishReason: 'budget_exceeded' });
@@ -100,7 +100,7 @@ describe('budgets: compaction requests', () => {
     expect(result.status).toBe('completed');
     const events = await eventsOf(turn);
     expect(errorsOf(events).map((e) => e.error.message.split(' (')[0])).toEqual([
-      '[BUDGET_EXCEEDED] the turn budget of 3000 tokens has no room for the compaction request',
+      'the turn budget of 3000 tokens has no room for the compaction request',
     ]);
     expect(events.at(-1)!.payload).toMatchObject({ type: 'turn_complete', finishReason: 'stop' });
     await agent.shutdown();
@@ -156,7 +156,7 @@ describe('budgets: memory requests', () => {
         [
           null,
           false,
-          '[BUDGET_EXCEEDED] the session budget of 0.01 USD has no room for the memory extraction request',
+          'the session budget of 0.01 USD has no room for the memory extraction request',
         ],
       ],
     );
@@ -233,7 +233,7 @@ describe('budgets: memory requests', () => {
     expect(errorsOf(recorded.events).map((e) => [e.turnId, e.error.message.split(' (')[0]])).toEqual([
       [
         null,
-        '[BUDGET_EXCEEDED] the session budget of 0.01 USD has no room for the memory consolidation request',
+        'the session budget of 0.01 USD has no room for the memory consolidation request',
       ],
     ]);
     expect((await memoryStorage!.search('user', '', 10)).map((m) => m.content).sort()).toEqual([

@@ -38,7 +38,7 @@ describe('budgets', () => {
     const [error] = errorPayloads(events);
     expect(error).toMatchObject({ fatal: false, error: { code: 'BUDGET_EXCEEDED' } });
     expect(error!.error.message).toMatch(
-      /^\[BUDGET_EXCEEDED\] the turn budget of 0\.5 USD has no room for the next request \(0 USD spent, about \d+ input tokens to send\)$/,
+      /^the turn budget of 0\.5 USD has no room for the next request \(0 USD spent, about \d+ input tokens to send\)$/,
     );
     await agent.shutdown();
   });
@@ -245,7 +245,7 @@ describe('budgets', () => {
       {
         error: {
           code: 'BUDGET_EXCEEDED',
-          message: expect.stringMatching(/^\[BUDGET_EXCEEDED\] the session budget of 1000000 tokens /),
+          message: expect.stringMatching(/^the session budget of 1000000 tokens /),
         },
       },
     ]);

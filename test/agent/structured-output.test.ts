@@ -108,8 +108,7 @@ describe('structured output', () => {
     expect(result.output).toBeUndefined();
     asAgentError(result.error, 'OUTPUT_INVALID');
     expect(result.error!.message).toBe(
-      '[OUTPUT_INVALID] ' +
-        'the model gave no valid final answer (1 repair round used): Invalid final answer: city: expected string. Call final_answer again with arguments that match its schema.',
+      'the model gave no valid final answer (1 repair round used): Invalid final answer: city: expected string. Call final_answer again with arguments that match its schema.',
     );
     const last = (await eventsOf(turn)).at(-1)!.payload;
     expect(last).toMatchObject({ type: 'error', fatal: true, error: { code: 'OUTPUT_INVALID' } });

@@ -73,7 +73,7 @@ describe('admitRequest', () => {
     const { check, reported } = budget({ limits: { maxCost: 0.0001 }, spent: NO_USAGE });
     expect(admitRequest(check, REQUEST, PRICING)).toBeNull();
     expect(reported.map((e) => e.message)).toEqual([
-      '[BUDGET_EXCEEDED] the session budget of 0.0001 USD has no room for the memory extraction request (0 USD spent, about 100 input tokens to send)',
+      'the session budget of 0.0001 USD has no room for the memory extraction request (0 USD spent, about 100 input tokens to send)',
     ]);
   });
 });

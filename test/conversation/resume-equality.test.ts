@@ -223,7 +223,7 @@ describe('live and resumed conversations agree', () => {
     expect(live.slice(1).map(label)).toEqual([
       'assistant message-1 incomplete',
       'notice message-2 warning: The answer was interrupted before it was finished.',
-      expect.stringMatching(/^notice event-\d+ error: \[PROVIDER_ERROR\] connection lost$/),
+      expect.stringMatching(/^notice event-\d+ error: connection lost$/),
     ]);
     expect(live.filter(isLiveOnlyNotice)).toEqual([
       { kind: 'notice', id: expect.stringMatching(/^event-\d+$/), level: 'error', text: lost.message },

@@ -23,7 +23,7 @@ describe('a retried request in the conversation', () => {
     expect(notices).toEqual([
       expect.objectContaining({
         level: 'warning',
-        text: 'Retrying in 2 s (attempt 1 failed: [PROVIDER_ERROR] overloaded)',
+        text: 'Retrying in 2 s (attempt 1 failed: overloaded)',
       }),
     ]);
     expect(view.latest.items.map((item) => item.kind)).toEqual(['user', 'notice', 'assistant']);

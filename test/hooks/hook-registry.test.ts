@@ -73,8 +73,8 @@ describe('HookRegistry.dispatch', () => {
     expect(outcome.data).toEqual(['still here']);
     expect(outcome.aborted).toBeNull();
     expect(outcome.failures.map((f) => [f.code, f.source, f.message])).toEqual([
-      ['HOOK_FAILED', 'plugin', "[HOOK_FAILED] plugin 'sync-thrower' turn_start hook: boom"],
-      ['HOOK_FAILED', 'plugin', "[HOOK_FAILED] plugin 'async-thrower' turn_start hook: later boom"],
+      ['HOOK_FAILED', 'plugin', "plugin 'sync-thrower' turn_start hook: boom"],
+      ['HOOK_FAILED', 'plugin', "plugin 'async-thrower' turn_start hook: later boom"],
     ]);
   });
 
@@ -107,7 +107,7 @@ describe('HookRegistry.dispatch', () => {
     expect(nextRan).toBe(true);
     expect(outcome.failures).toHaveLength(1);
     expect(outcome.failures[0]!.message).toBe(
-      "[HOOK_FAILED] plugin 'stuck' on_error hook: did not settle within 25ms",
+      "plugin 'stuck' on_error hook: did not settle within 25ms",
     );
   });
 

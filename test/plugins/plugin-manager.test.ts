@@ -67,7 +67,7 @@ describe('PluginManager.initialize', () => {
     const error = await expectAgentError(manager.initialize(hooks));
     expect(error).toMatchObject({
       code: 'PLUGIN_INIT_FAILED',
-      message: "[PLUGIN_INIT_FAILED] plugin 'c': no API key",
+      message: "plugin 'c': no API key",
     });
     expect(log).toEqual(['initialize:a:null', 'initialize:b:null', 'shutdown:b', 'shutdown:a']);
     expect(hooks.has('turn_start')).toBe(false);
@@ -92,7 +92,7 @@ describe('PluginManager.initialize', () => {
     const hooks = new HookRegistry({ timeoutMs: 1_000 });
     await expect(manager.initialize(hooks)).rejects.toMatchObject({
       code: 'PLUGIN_INIT_FAILED',
-      message: "[PLUGIN_INIT_FAILED] plugin 'b': bad apply",
+      message: "plugin 'b': bad apply",
     });
     expect(hooks.has('turn_start')).toBe(false);
     expect(hooks.has('turn_end')).toBe(false);

@@ -453,8 +453,8 @@ describe('ToolDispatcher: one call', () => {
       ['2', true],
     ]);
     expect(errors.map((e) => e.message)).toEqual([
-      '[TOOL_EXECUTION_ERROR] sink closed',
-      '[TOOL_EXECUTION_ERROR] sink closed',
+      'sink closed',
+      'sink closed',
     ]);
   });
 });

@@ -47,7 +47,7 @@ describe('httpStatusError', () => {
       serverMessage: 'slow down',
       headers: headers({ 'retry-after': '2' }),
     });
-    expect(limited.message).toBe("[PROVIDER_ERROR] provider 'acme': HTTP 429: slow down");
+    expect(limited.message).toBe("provider 'acme': HTTP 429: slow down");
     expect([limited.code, limited.source, limited.retryable, limited.retryAfterMs]).toEqual([
       'PROVIDER_ERROR',
       'provider',
@@ -58,7 +58,7 @@ describe('httpStatusError', () => {
     expect([denied.retryable, denied.retryAfterMs, denied.message]).toEqual([
       false,
       undefined,
-      "[PROVIDER_ERROR] provider 'acme': HTTP 403",
+      "provider 'acme': HTTP 403",
     ]);
   });
 

@@ -115,7 +115,7 @@ describe.each([
     const agentError = expectRedacted(error);
     expect(agentError.retryable).toBe(false);
     expect(agentError.message).toBe(
-      "[PROVIDER_ERROR] provider 'openai': HTTP 401: Invalid credentials (authorization: Bearer [redacted]; x-team-token: [redacted])",
+      "provider 'openai': HTTP 401: Invalid credentials (authorization: Bearer [redacted]; x-team-token: [redacted])",
     );
     expect(agentError.cause).toBeInstanceOf(Error);
     expect(agentError.cause).toMatchObject({ name: 'AuthenticationError', status: 401 });
@@ -173,6 +173,6 @@ it("a client that hides the raw response: the SDK parser's message, which quotes
   expect(error).toMatchObject({ code: 'PROVIDER_ERROR', retryable: false });
   expect(allText(error)).not.toContain(API_KEY.slice(0, 12));
   expect((error as AgentError).message).toBe(
-    "[PROVIDER_ERROR] provider 'openai' sent a malformed stream chunk (invalid JSON)",
+    "provider 'openai' sent a malformed stream chunk (invalid JSON)",
   );
 });

@@ -25,7 +25,7 @@ describe('SecretRedactor', () => {
       retryable: true,
       source: 'provider',
       retryAfterMs: 1500,
-      message: `[PROVIDER_ERROR] key ${REDACTED} leaked`,
+      message: `key ${REDACTED} leaked`,
     });
     expect(copy.stack).not.toContain('sk-secret-value');
   });

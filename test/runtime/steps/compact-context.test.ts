@@ -218,7 +218,7 @@ describe('compactContext: budgets', () => {
     expect(context.messages).toEqual(CHAT);
     expect(journal.reported.map((e) => e.message)).toEqual([
       expect.stringMatching(
-        /^\[BUDGET_EXCEEDED\] the turn budget of 0\.0001 USD has no room for the compaction request /,
+        /^the turn budget of 0\.0001 USD has no room for the compaction request /,
       ),
     ]);
     expect(journal.trail).toEqual(['hook:before_compact', 'report:BUDGET_EXCEEDED']);
@@ -268,7 +268,7 @@ describe('compactContext: the breaker', () => {
     expect(await compactContext(scope, input(1), live())).toEqual({ usage: null, compactionFailures: 2 });
     expect(journal.reported).toHaveLength(1);
     expect(AgentError.isInstance(journal.reported[0])).toBe(true);
-    expect(journal.reported[0]!.message).toBe('[COMPACT_ERROR] the model returned an empty summary');
+    expect(journal.reported[0]!.message).toBe('the model returned an empty summary');
     expect(context.messages).toEqual(CHAT);
   });
 

@@ -33,7 +33,7 @@ describe('IndexedDB storages in Node', () => {
       ]) {
         await expect(call).rejects.toMatchObject({
           code: 'STORAGE_ERROR',
-          message: '[STORAGE_ERROR] IndexedDB is not available',
+          message: 'IndexedDB is not available',
         });
       }
     } finally {
