@@ -1,50 +1,67 @@
 /**
  * The repeated-call guard (`maxRepeatedToolCalls`): a model stuck in a loop sends the same call
  * again and again. Within one turn, a call with the same tool name and the same arguments as
- * `limit` calls made before it is refused. The counts come in with each batch and go out after
- * it, so they live in the turn's data, not here.
+ * `limit` executed calls before it is refused. Only calls that ran count: an unknown tool,
+ * invalid arguments, a denied, refused or skipped call never does. The counts come in with each
+ * batch and go out after it, so they live in the turn's data, not here.
  * @module
  */
 import * as ToolResultTexts from '../prompt/tool-result-texts.js';
 import type { ToolCallRequest } from '../types.js';
 
-/** How many times each call was made in this turn, by {@link callKey}. */
+/** How many times each call was executed in this turn, by {@link callKey}. */
 export type RepeatCounts = Readonly<Record<string, number>>;
 
 /**
- * The counts after a batch, the refused calls added to `denied` (call id → result text). In
- * batch order, each call not in `denied` (denied approval: it never runs) counts once, unless its
- * key already counts `limit`: then it is refused, and does not count. `limit` 0: nothing is refused.
+ * Adds the refused calls of a batch to `denied` (call id → result text). In batch order, a call
+ * not in `denied` is refused when its key already counts `limit`, counting the earlier calls of
+ * this batch with the same key as if they ran: identical calls share their tool and arguments,
+ * so they share whether they are valid too. `limit` 0: nothing is refused.
  */
 export function refuseRepeats(
   calls: readonly ToolCallRequest[],
   counts: RepeatCounts,
   limit: number,
   denied: Map<string, string>,
+): void {
+  if (limit === 0) return;
+  const inBatch = new Map<string, number>();
+  for (const call of calls) {
+    if (denied.has(call.callId)) continue;
+    const key = callKey(call);
+    const made = (counts[key] ?? 0) + (inBatch.get(key) ?? 0);
+    if (made < limit) inBatch.set(key, (inBatch.get(key) ?? 0) + 1);
+    else denied.set(call.callId, ToolResultTexts.repeated(limit));
+  }
+}
+
+/**
+ * The counts after a batch: `counts` plus one for each call that was executed. `limit` 0 keeps
+ * no counts (the guard is off).
+ */
+export function countExecuted(
+  calls: readonly ToolCallRequest[],
+  executed: ReadonlySet<string>,
+  counts: RepeatCounts,
+  limit: number,
 ): RepeatCounts {
+  if (limit === 0) return counts;
   const next: Record<string, number> = { ...counts };
   for (const call of calls) {
-    if (limit === 0 || denied.has(call.callId)) continue;
+    if (!executed.has(call.callId)) continue;
     const key = callKey(call);
-    const made = next[key] ?? 0;
-    if (made < limit) next[key] = made + 1;
-    else denied.set(call.callId, ToolResultTexts.repeated(limit));
+    next[key] = (next[key] ?? 0) + 1;
   }
   return next;
 }
 
 /**
- * What makes two calls the same call: the tool name and a hash of the canonical JSON of the
- * arguments (none: `{}`; text that is not JSON: the text). A hash, so the turn's data never
- * holds the arguments themselves. 32 bits under one tool name: even 50 different calls of one tool
- * in a turn collide with a chance of about 3 in 10 million.
+ * What makes two calls the same call: the tool name and the canonical JSON of the arguments
+ * (none: `{}`; text that is not JSON: the text), compared exactly. A hash would let two
+ * different calls collide, and refuse one that was never made.
  */
 export function callKey(call: ToolCallRequest): string {
-  const text = canonicalJson(call.arguments || '{}');
-  // FNV-1a.
-  let hash = 2166136261;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
-  return `${call.toolName}#${hash}`;
+  return `${call.toolName}\u0000${canonicalJson(call.arguments || '{}')}`;
 }
 
 /**

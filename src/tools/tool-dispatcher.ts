@@ -50,6 +50,11 @@ export interface ToolCallResult {
   isError: boolean;
   /** `true`: the call was not started because the turn was cancelled. */
   skipped: boolean;
+  /**
+   * `true`: the tool's `execute` ran. Not for an unknown tool, invalid arguments, a denied or
+   * refused call, one a hook aborted, or a skipped one.
+   */
+  executed: boolean;
   /** Execution time in ms (0 when skipped). */
   durationMs: number;
 }
@@ -203,6 +208,7 @@ export class ToolDispatcher {
         output,
         isError: true,
         skipped: false,
+        executed: false,
         durationMs: 0,
       };
     }
@@ -311,6 +317,7 @@ export class ToolDispatcher {
       output,
       isError,
       skipped: false,
+      executed: runs,
       durationMs,
     };
   }
@@ -327,6 +334,7 @@ function skippedResult(call: ToolCallRequest, args: unknown): ToolCallResult {
     output: { content: TOOL_CALL_SKIPPED_TEXT, isError: true },
     isError: true,
     skipped: true,
+    executed: false,
     durationMs: 0,
   };
 }

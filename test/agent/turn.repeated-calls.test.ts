@@ -5,7 +5,7 @@
 import { firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { defineTool, type AgentEvent, type AgentEventPayload, type Message } from '../../src/index.js';
+import { defineTool, HookResult, type AgentEvent, type AgentEventPayload, type Message } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
 import { repeated } from '../../src/prompt/tool-result-texts.js';
 import { createTestAgent, recordingTool, testPlugin } from '../support/agent.js';
@@ -155,6 +155,70 @@ describe('repeated identical tool calls', () => {
     const results = resultsOf(session.messages);
     expect(results.c1).toMatch(/denied by policy/);
     expect(results).toMatchObject({ c2: 'x', c3: repeated(1) });
+    await agent.shutdown();
+  });
+
+  it('counts executed calls only: invalid arguments, an unknown tool and a hook-aborted call never count', async () => {
+    const echo = recordingTool('echo');
+    const aborter = testPlugin('aborter', {
+      before_tool_use: ({ data }) => (data.callId.startsWith('h') ? HookResult.abort('not now') : undefined),
+    });
+    const bad = (callId: string) => reply.toolCalls([{ name: 'echo', arguments: '{"text":1}', callId }]);
+    const unknown = (callId: string) => reply.toolCalls([{ name: 'nope', arguments: '{}', callId }]);
+    const { agent } = await createTestAgent({
+      tools: [echo.tool],
+      plugins: [aborter],
+      config: { maxRepeatedToolCalls: 1 },
+      script: [
+        bad('b1'),
+        bad('b2'),
+        unknown('u1'),
+        unknown('u2'),
+        echoCalls('x', 'h1'),
+        echoCalls('x', 'c1'),
+        echoCalls('x', 'c2'),
+        reply.text('done'),
+      ],
+    });
+    const session = await agent.newSession();
+    await (
+      await session.sendMessage('try')
+    ).result;
+    const results = resultsOf(session.messages);
+    // Each failed call was refused for its own reason, never as a repeat.
+    for (const id of ['b1', 'b2', 'u1', 'u2', 'h1']) expect(results[id]).not.toBe(repeated(1));
+    expect(results.b2).toBe(results.b1);
+    expect(results.u2).toBe(results.u1);
+    // The aborted call did not run, so the first executed echo is c1; c2 repeats it.
+    expect(runs(echo.log)).toBe(1);
+    expect(results).toMatchObject({ c1: 'x', c2: repeated(1) });
+    await agent.shutdown();
+  });
+
+  it('compares arguments exactly: two whose old 32-bit hashes collide are not repeats', async () => {
+    const seen: unknown[] = [];
+    const query = defineTool({
+      name: 'query',
+      description: 'looks something up',
+      parameters: z.object({ q: z.string() }),
+      execute: async ({ arguments: value }) => (seen.push(value.q), 'ok'),
+    });
+    const { agent } = await createTestAgent({
+      tools: [query],
+      config: { maxRepeatedToolCalls: 1 },
+      script: [
+        // `{"q":"vpv3fapj97"}` and `{"q":"z5qdykimp4"}` have the same FNV-1a hash.
+        reply.toolCalls([{ name: 'query', arguments: '{"q":"vpv3fapj97"}', callId: 'c1' }]),
+        reply.toolCalls([{ name: 'query', arguments: '{"q":"z5qdykimp4"}', callId: 'c2' }]),
+        reply.text('done'),
+      ],
+    });
+    const session = await agent.newSession();
+    await (
+      await session.sendMessage('look up')
+    ).result;
+    expect(seen).toEqual(['vpv3fapj97', 'z5qdykimp4']);
+    expect(resultsOf(session.messages)).toEqual({ c1: 'ok', c2: 'ok' });
     await agent.shutdown();
   });
 

@@ -3,7 +3,7 @@
  * which calls of a batch it refuses given the counts so far.
  */
 import { describe, expect, it } from 'vitest';
-import { callKey, canonicalJson, refuseRepeats } from '../../src/tools/repeated-calls.js';
+import { callKey, canonicalJson, countExecuted, refuseRepeats } from '../../src/tools/repeated-calls.js';
 import { repeated } from '../../src/prompt/tool-result-texts.js';
 
 const call = (callId: string, args: string, toolName = 'echo') => ({ callId, toolName, arguments: args });
@@ -35,17 +35,17 @@ describe('callKey', () => {
     expect(callKey(call('4', '{"a":"1"}'))).not.toBe(key);
   });
 
-  it('holds a hash, never the arguments themselves', () => {
-    expect(callKey(call('1', '{"secret":"do not keep me"}'))).not.toContain('secret');
+  it('compares the canonical JSON exactly: two calls whose 32-bit FNV-1a hashes collide differ', () => {
+    // These two texts have the same FNV-1a hash (1832792024), which the guard used to compare.
+    expect(callKey(call('1', '{"q":"vpv3fapj97"}'))).not.toBe(callKey(call('2', '{"q":"z5qdykimp4"}')));
   });
 });
 
 describe('refuseRepeats', () => {
-  it('refuses, in batch order, the calls past the limit; refused and denied calls do not count', () => {
+  it('refuses, in batch order, the calls past the limit; denied calls do not count', () => {
     const calls = [call('c1', '{}'), call('c2', '{}'), call('c3', '{}'), call('c4', '{}')];
     const denied = new Map([['c1', 'denied by the user']]);
-    const counts = refuseRepeats(calls, {}, 2, denied);
-    expect(counts).toEqual({ [callKey(calls[0]!)]: 2 });
+    refuseRepeats(calls, {}, 2, denied);
     expect([...denied]).toEqual([
       ['c1', 'denied by the user'],
       ['c4', repeated(2)],
@@ -55,15 +55,26 @@ describe('refuseRepeats', () => {
   it('starts from the counts it is given and leaves them unchanged', () => {
     const before = { [callKey(call('c0', '{}'))]: 1 };
     const denied = new Map<string, string>();
-    const after = refuseRepeats([call('c1', '{}'), call('c2', '{}')], before, 2, denied);
+    refuseRepeats([call('c1', '{}'), call('c2', '{}')], before, 2, denied);
     expect(before).toEqual({ [callKey(call('c0', '{}'))]: 1 });
-    expect(after).toEqual({ [callKey(call('c0', '{}'))]: 2 });
     expect([...denied.keys()]).toEqual(['c2']);
   });
 
-  it('refuses nothing and counts nothing with the limit 0', () => {
+  it('refuses nothing with the limit 0', () => {
     const denied = new Map<string, string>();
-    expect(refuseRepeats([call('c1', '{}'), call('c2', '{}')], {}, 0, denied)).toEqual({});
+    refuseRepeats([call('c1', '{}'), call('c2', '{}')], { [callKey(call('c0', '{}'))]: 9 }, 0, denied);
     expect(denied.size).toBe(0);
+  });
+});
+
+describe('countExecuted', () => {
+  it('counts only the calls that were executed', () => {
+    const calls = [call('c1', '{}'), call('c2', '{}'), call('c3', '{"a":1}')];
+    const counts = countExecuted(calls, new Set(['c1', 'c3']), { [callKey(calls[0]!)]: 1 }, 3);
+    expect(counts).toEqual({ [callKey(calls[0]!)]: 2, [callKey(calls[2]!)]: 1 });
+  });
+
+  it('keeps no counts with the limit 0', () => {
+    expect(countExecuted([call('c1', '{}')], new Set(['c1']), {}, 0)).toEqual({});
   });
 });

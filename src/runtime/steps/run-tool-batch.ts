@@ -3,7 +3,7 @@
  * read-only, serial in call order otherwise), then one `tool_result` message per call in call
  * order — skipped calls included, so every `tool_call` keeps exactly one result. A call denied
  * approval still gets its start and end events, with its denial as the error result; so does a
- * call the repeated-call guard refuses (the counts of the calls made come in and go out with the batch).
+ * call the repeated-call guard refuses (the counts of the calls executed come in and go out with the batch).
  * @module
  */
 import type { ToolBatchInput, ToolBatchOutput } from '../../../machines/turn.types.js';
@@ -11,7 +11,7 @@ import type { AgentError } from '../../errors.js';
 import type { ToolDispatcher } from '../../tools/tool-dispatcher.js';
 import type { AgentEventPayload, Message, ToolCallRequest } from '../../types.js';
 import { denialText } from '../../approval/denial-text.js';
-import { refuseRepeats } from '../../tools/repeated-calls.js';
+import { countExecuted, refuseRepeats } from '../../tools/repeated-calls.js';
 
 /** What `runToolBatch` uses. */
 export interface ToolBatchScope {
@@ -38,7 +38,7 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
     return call;
   });
   const denied = new Map((input.denied ?? []).map((verdict) => [verdict.callId, denialText(verdict)]));
-  const repeatCounts = refuseRepeats(calls, input.repeatCounts, scope.maxRepeats, denied);
+  refuseRepeats(calls, input.repeatCounts, scope.maxRepeats, denied);
   const results = await scope.tools.runBatch(calls, {
     sessionId: input.sessionId,
     turnId: input.turnId,
@@ -56,5 +56,6 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
       isError: result.isError,
     });
   }
-  return { count: results.length, repeatCounts };
+  const executed = new Set(results.filter((result) => result.executed).map((result) => result.callId));
+  return { count: results.length, repeatCounts: countExecuted(calls, executed, input.repeatCounts, scope.maxRepeats) };
 }
