@@ -1,7 +1,8 @@
 /**
  * The caller's request body, made safe to forward: read within a size and a time limit, parsed
  * as JSON, checked to be a Chat Completions request, its model checked against the allowed ones
- * and its output-token fields clamped. Every other field goes through as the caller wrote it.
+ * and its output-token fields clamped; `n`, when given, must be 1. Every other field goes through
+ * as the caller wrote it.
  * @module
  */
 import * as z from 'zod/mini';
@@ -17,6 +18,8 @@ const ChatCompletionsBodySchema = /* @__PURE__ */ (() => {
     messages: z.array(z.unknown()),
     max_tokens: tokenLimit,
     max_completion_tokens: tokenLimit,
+    // One choice per request: `n` multiplies the tokens a caller spends past `maxOutputTokens`.
+    n: z.optional(z.nullable(z.literal(1))),
   });
 })();
 
@@ -72,34 +75,44 @@ function clamp(body: ChatCompletionsBody, limit: number): ChatCompletionsBody {
   return clamped;
 }
 
+/** What {@link readChatBody} gives: the body to forward, or the proxy's own refusal. */
+export type ReadChatBody = { ok: true; body: ChatCompletionsBody } | { ok: false; refusal: ProxyRefusal };
+
 /**
  * Reads `request`'s body and applies `rules`: the body to forward, or why it is refused (400
- * malformed JSON, not a Chat Completions request, or a model not in `rules.models`; 413 too large;
- * 408 too slow).
+ * malformed JSON, not a Chat Completions request, `n` other than 1, or a model not in
+ * `rules.models`; 413 too large; 408 too slow). Which one it is, is in `ok`, never in the body's
+ * shape: a caller's body may hold any field.
  * @example
- * const body = await readChatBody(request, { models: ['gpt-4o-mini'], maxOutputTokens: 1024 });
- * if (isRefusal(body)) return refusalResponse(body);
+ * const read = await readChatBody(request, { models: ['gpt-4o-mini'], maxOutputTokens: 1024 });
+ * if (!read.ok) return refusalResponse(read.refusal);
  */
-export async function readChatBody(
+export async function readChatBody(request: Request, rules: BodyRules): Promise<ReadChatBody> {
+  const checked = await checkedBody(request, rules);
+  return 'refusal' in checked ? { ok: false, refusal: checked.refusal } : { ok: true, body: checked.body };
+}
+
+async function checkedBody(
   request: Request,
   rules: BodyRules,
-): Promise<ChatCompletionsBody | ProxyRefusal> {
+): Promise<{ body: ChatCompletionsBody } | { refusal: ProxyRefusal }> {
+  const refuse = (refusal: ProxyRefusal) => ({ refusal });
   const bytes = await readBytes(request);
-  if (!(bytes instanceof Uint8Array)) return bytes;
+  if (!(bytes instanceof Uint8Array)) return refuse(bytes);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
-    return invalid('the request body is not valid JSON');
+    return refuse(invalid('the request body is not valid JSON'));
   }
   const parsed = ChatCompletionsBodySchema.safeParse(json);
   if (!parsed.success) {
-    return invalid(`invalid chat completions request: ${formatIssues(parsed.error.issues, 'request')}`);
+    return refuse(invalid(`invalid chat completions request: ${formatIssues(parsed.error.issues, 'request')}`));
   }
   const body = parsed.data;
   if (rules.models && !rules.models.includes(body.model)) {
     // The name is the caller's text: shown, but cut so a huge one does not fill the answer.
-    return invalid(`model '${body.model.slice(0, 100)}' is not offered by this server`);
+    return refuse(invalid(`model '${body.model.slice(0, 100)}' is not offered by this server`));
   }
-  return rules.maxOutputTokens === undefined ? body : clamp(body, rules.maxOutputTokens);
+  return { body: rules.maxOutputTokens === undefined ? body : clamp(body, rules.maxOutputTokens) };
 }

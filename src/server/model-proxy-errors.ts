@@ -19,8 +19,3 @@ export function refusalResponse(refusal: ProxyRefusal): Response {
     { status: refusal.status, headers: { 'cache-control': 'no-store' } },
   );
 }
-
-/** Whether `value` is a {@link ProxyRefusal} (what the body reader returns instead of a body). */
-export function isRefusal(value: unknown): value is ProxyRefusal {
-  return typeof value === 'object' && value !== null && 'status' in value && 'code' in value;
-}

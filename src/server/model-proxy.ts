@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 import { systemClock } from '../clock.js';
 import { AgentError, formatIssues } from '../errors.js';
 import { readChatBody } from './model-proxy-body.js';
-import { isRefusal, refusalResponse } from './model-proxy-errors.js';
+import { refusalResponse } from './model-proxy-errors.js';
 import { redactText, redactingStream } from './model-proxy-redact.js';
 
 /** Options of {@link proxyModelRequest}. */
@@ -114,8 +114,8 @@ function returnedHeaders(upstream: Response, apiKey: string): Headers {
  * The caller's `Authorization`, cookies and other headers never go upstream (only `accept`,
  * `accept-language` and `user-agent` do). The proxy answers itself, as
  * `{ error: { code, message } }`: 400 `INVALID_INPUT` for malformed JSON, a body that is not a
- * Chat Completions request (an object with a string `model` and a `messages` array) or a model not
- * in `models`; 413 for a body over 1 MiB; 502 `PROVIDER_ERROR` when the upstream cannot be reached;
+ * Chat Completions request (an object with a string `model` and a `messages` array), `n` other
+ * than 1, or a model not in `models`; 413 for a body over 1 MiB; 502 `PROVIDER_ERROR` when the upstream cannot be reached;
  * 504 `PROVIDER_ERROR` when its headers take longer than `upstreamTimeoutMs`. When the caller goes
  * away (the request's `signal` aborts), the upstream request is aborted too.
  *
@@ -130,8 +130,9 @@ export async function proxyModelRequest(request: Request, options: ModelProxyOpt
   if (request.method !== 'POST') {
     return refusalResponse({ status: 405, code: 'INVALID_INPUT', message: 'use POST' });
   }
-  const body = await readChatBody(request, { models, maxOutputTokens });
-  if (isRefusal(body)) return refusalResponse(body);
+  const read = await readChatBody(request, { models, maxOutputTokens });
+  if (!read.ok) return refusalResponse(read.refusal);
+  const body = read.body;
 
   // One controller for the upstream request: the caller leaving aborts it at any point, the
   // timer only until the headers are in.

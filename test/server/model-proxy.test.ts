@@ -89,6 +89,30 @@ describe('what goes upstream', () => {
     expect(upstream.requests.length).toBe(before);
   });
 
+  it('refuses n other than 1 with 400 naming the field, without calling the upstream; n: 1 goes through', async () => {
+    const before = upstream.requests.length;
+    for (const n of [2, 0, 128]) {
+      const response = await proxyModelRequest(callerRequest(chat({ n })), options());
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('INVALID_INPUT');
+      expect(body.error.message).toContain('request.n');
+    }
+    expect(upstream.requests.length).toBe(before);
+    upstream.respondWith((_req, res) => answerJson(res));
+    expect((await proxyModelRequest(callerRequest(chat({ n: 1 })), options())).status).toBe(200);
+    expect(upstream.requests.slice(before).map((r) => (r.body as { n?: number }).n)).toEqual([1]);
+  });
+
+  it("forwards a body whatever fields it holds: one shaped like the proxy's refusal is still the caller's", async () => {
+    upstream.respondWith((_req, res) => answerJson(res));
+    const before = upstream.requests.length;
+    const shaped = chat({ status: 400, code: 'INVALID_INPUT', message: 'not mine' });
+    const response = await proxyModelRequest(callerRequest(shaped), options());
+    expect(response.status).toBe(200);
+    expect(upstream.requests.slice(before).map((r) => r.body)).toEqual([shaped]);
+  });
+
   it('clamps max_tokens and max_completion_tokens to maxOutputTokens, and sets a cap when none is asked', async () => {
     upstream.respondWith((_req, res) => answerJson(res));
     const sent = async (fields: Record<string, unknown>, proxy: Partial<ModelProxyOptions>) => {
