@@ -8,7 +8,7 @@
  */
 export { createAgentHandler } from './server/handler.js';
 export { toNodeListener } from './server/node-listener.js';
-export type { AgentHandlerOptions, AuthorizedUser, ModelProxySettings } from './server/options.js';
+export type { AgentHandlerOptions, AuthorizedUser, ErrorContext, ModelProxySettings } from './server/options.js';
 export {
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   ModelProxyOptionsSchema,

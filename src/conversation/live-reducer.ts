@@ -29,6 +29,15 @@ export function eventNoticeId(event: AgentEvent): string {
   return `event-${event.sequence}`;
 }
 
+/** The text of the notice an `error` or `retry_scheduled` event shows. */
+export function errorNoticeText(
+  payload: Extract<AgentEvent['payload'], { type: 'error' | 'retry_scheduled' }>,
+): string {
+  return payload.type === 'error'
+    ? payload.error.message
+    : `Retrying in ${Math.ceil(payload.delayMs / 1000)} s (attempt ${payload.attempt} failed: ${payload.error.message})`;
+}
+
 /** Applies one live event to the items. */
 export function applyEvent(items: ConversationItems, event: AgentEvent): void {
   const { payload } = event;
@@ -109,7 +118,7 @@ export function applyEvent(items: ConversationItems, event: AgentEvent): void {
         kind: 'notice',
         id: eventNoticeId(event),
         level: payload.fatal ? 'error' : 'warning',
-        text: payload.error.message,
+        text: errorNoticeText(payload),
       });
       return;
     case 'retry_scheduled':
@@ -117,7 +126,7 @@ export function applyEvent(items: ConversationItems, event: AgentEvent): void {
         kind: 'notice',
         id: eventNoticeId(event),
         level: 'warning',
-        text: `Retrying in ${Math.ceil(payload.delayMs / 1000)} s (attempt ${payload.attempt} failed: ${payload.error.message})`,
+        text: errorNoticeText(payload),
       });
       return;
     default:

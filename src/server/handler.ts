@@ -3,16 +3,21 @@
  * (Node through `toNodeListener`, or any framework that speaks `Request`/`Response`).
  * @module
  */
-import { Errors } from '../errors.js';
-import type { SessionConfig } from '../types.js';
+import { AgentError, Errors } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { TURN_ID_HEADER } from '../remote/wire.js';
 import { ContinueBody, CreateBody, DecisionBody, ListQuery, TurnBody } from './bodies.js';
 import { cancel, continueTurn, decide, onceStarted, startTurn, turnOptions } from './commands.js';
 import { empty, errorResponse, json, NoRoute, readJson, ServerErrors } from './http.js';
-import { resolveHandlerOptions, type AgentHandlerOptions, type ResolvedHandlerOptions } from './options.js';
+import {
+  resolveHandlerOptions,
+  type AgentHandlerOptions,
+  type ErrorContext,
+  type ResolvedHandlerOptions,
+} from './options.js';
 import { proxyModelRequest } from './model-proxy.js';
 import { matchRoute, type Route } from './routes.js';
+import { sessionConfigFor } from './session-config.js';
 import { SessionHost } from './session-host.js';
 import { followStored } from './stored-follow.js';
 import { storedState } from './stored-state.js';
@@ -36,14 +41,18 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
   const resolved = resolveHandlerOptions(options);
   const host = new SessionHost(resolved.agent, resolved);
   return async (request) => {
+    const context: ErrorContext = { route: 'unknown', userId: null, sessionId: null };
     try {
       const user = await authorize(resolved, request);
+      context.userId = user;
       const path = pathBelow(resolved.basePath, new URL(request.url).pathname);
       const route = path === null ? null : matchRoute(request.method, path);
       if (!route) throw new NoRoute(request.method, new URL(request.url).pathname);
+      context.route = route.name;
+      if ('id' in route) context.sessionId = route.id;
       return await answer(route, request, user, host, resolved);
     } catch (error) {
-      return errorResponse(error);
+      return errorResponse(error, (detail) => resolved.reportError(detail, context));
     }
   };
 }
@@ -79,7 +88,8 @@ async function answer(
   switch (route.name) {
     case 'create': {
       const body = parseInput(CreateBody, await readJson(request), 'body');
-      const hosted = await host.create(userId, body.config as SessionConfig | undefined);
+      const config = await sessionConfigFor(body.config, userId, options.sessionConfig);
+      const hosted = await host.create(userId, config);
       return json(201, { ...hosted.state(), eventId: hosted.log.position });
     }
     case 'list':
@@ -94,7 +104,7 @@ async function answer(
       const hosted = await host.open(userId, route.id, 'command');
       const storage = hosted!.agent._sessionStorage;
       await hosted!.release();
-      await storage?.deleteSession(route.id);
+      if (storage) await storageCall(() => storage.deleteSession(route.id));
       host.owners.delete(route.id);
       return empty(204);
     }
@@ -159,13 +169,24 @@ async function list(request: Request, userId: string, host: SessionHost) {
   return host.withAgent(userId, async (agent) => {
     const storage = agent._sessionStorage;
     if (!storage) return { sessions: [], nextCursor: null };
-    const page = await storage.listSessions(query.cursor ?? null, limit);
+    const page = await storageCall(() => storage.listSessions(query.cursor ?? null, limit));
     const sessions = [];
     for (const summary of page.sessions) {
       if (await host.owners.owns(userId, summary.id, storage)) sessions.push(summary);
     }
     return { sessions, nextCursor: page.nextCursor };
   });
+}
+
+/** A call on the storage port: what it throws is a `STORAGE_ERROR` (as the runtime's own calls are). */
+async function storageCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (AgentError.isInstance(error)) throw error;
+    // The driver's words, for `onError`: a client reads the fixed sentence.
+    throw Errors.storage(`the session storage failed: ${error instanceof Error ? error.message : String(error)}`, error);
+  }
 }
 
 function withTurnId(response: Response, turnId: string): Response {

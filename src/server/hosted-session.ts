@@ -11,8 +11,11 @@ import type { RunningTurn, Session } from '../session.js';
 import type { TurnResult } from '../types.js';
 import type { SessionState, WireResult } from '../remote/wire.js';
 import { diffConversation } from './conversation-diff.js';
+import type { AgentError } from '../errors.js';
 import { FrameLog, frameText, type FrameRecord } from './frame-log.js';
+import { FrameRedactor } from './frame-redactor.js';
 import { HEARTBEAT_MS, SSE_HEADERS } from './http.js';
+import { publicErrorData } from './public-error.js';
 
 /** Frames a stream may have queued for a slow client before it is closed (the client reconnects). */
 const MAX_QUEUED_FRAMES = 10_000;
@@ -25,6 +28,8 @@ export interface HostedSessionOptions {
   idleTimeoutMs: number;
   /** Called once the session ended here (closed, released, or taken over by another instance). */
   onEnded: () => void;
+  /** Gets the detail of an error whose frames carry only its code's fixed sentence. */
+  onError: (error: AgentError) => void;
 }
 
 /** One session held by this instance. */
@@ -32,7 +37,10 @@ export class HostedSession {
   readonly log = new FrameLog();
   /** The turn in flight, started here. */
   running: RunningTurn | null = null;
+  /** The conversation as clients read it (see {@link FrameRedactor}). */
   #conversation!: Conversation;
+  #rawConversation: Conversation | undefined;
+  readonly #redactor: FrameRedactor;
   readonly #results = new Map<string, WireResult>();
   #streams = 0;
   #commands = 0;
@@ -46,17 +54,32 @@ export class HostedSession {
     readonly owner: string,
     private readonly options: HostedSessionOptions,
   ) {
+    this.#redactor = new FrameRedactor(options.onError);
     session.conversation.subscribe({
       next: (state) => {
-        const before = this.#conversation;
-        this.#conversation = state;
-        const patch = before === undefined ? null : diffConversation(before, state);
-        if (patch) this.log.push('patch', patch);
+        this.#rawConversation = state;
+        if (this.#conversation === undefined || !this.#redactor.waitsForEvent(state)) this.#publishConversation();
       },
       complete: () => this.#end(),
     });
-    session.events.subscribe((event) => this.log.push('event', event, event.turnId));
+    session.events.subscribe((event) => {
+      const safe = this.#redactor.event(event);
+      this.#publishConversation();
+      this.log.push('event', safe, event.turnId);
+    });
     this.#touch();
+  }
+
+  /** Sends what changed in the conversation since the last change sent, if anything did. */
+  #publishConversation(): void {
+    const raw = this.#rawConversation;
+    if (raw === undefined) return;
+    this.#rawConversation = undefined;
+    const before = this.#conversation;
+    const state = this.#redactor.conversation(raw);
+    this.#conversation = state;
+    const patch = before === undefined ? null : diffConversation(before, state);
+    if (patch) this.log.push('patch', patch);
   }
 
   /** The session id. */
@@ -224,7 +247,7 @@ export class HostedSession {
       usage: result.usage,
       cost: result.cost,
       ...(result.output !== undefined && { output: result.output }),
-      ...(result.error !== undefined && { error: result.error.toJSON() }),
+      ...(result.error !== undefined && { error: publicErrorData(result.error.toJSON()) }),
       messages: [...this.session.messages],
       interruptedTurn: interruptedOf(this.session),
     };

@@ -6,6 +6,7 @@
 import { AgentError, Errors } from '../errors.js';
 import type { AgentErrorCode } from '../types.js';
 
+import { asAgentError, publicError } from './public-error.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody } from './read-body.js';
 
 /** A comment line every 15 s keeps proxies from closing a quiet stream. */
@@ -68,19 +69,21 @@ export function empty(status: number): Response {
 }
 
 /**
- * The answer for a failure. An `AgentError` keeps its code and message (the runtime's messages
- * carry no secrets: providers redact them); anything else is a 500 that says nothing of its cause.
+ * The answer for a failure: its code, the status the code maps to, and a message that carries no
+ * infrastructure detail (a storage, provider or internal error says its code's fixed sentence;
+ * anything not an `AgentError` is a 500 `INTERNAL_ERROR`). What was hidden goes to
+ * `report`.
  */
-export function errorResponse(error: unknown): Response {
+export function errorResponse(error: unknown, report: (error: AgentError) => void = () => {}): Response {
   if (error instanceof NoRoute) return json(404, { error: { code: error.code, message: error.message } });
   if (error instanceof BodyTooLarge)
     return json(413, { error: { code: error.code, message: error.message } });
-  if (AgentError.isInstance(error)) {
-    const status = STATUS[error.code] ?? 500;
-    const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
-    return json(status, { error: { code: error.code, message: error.message } }, headers);
-  }
-  return json(500, { error: { code: 'INTERNAL_ERROR', message: 'the server failed' } });
+  const agentError = asAgentError(error);
+  const status = STATUS[agentError.code] ?? 500;
+  const shown = publicError(agentError);
+  if (shown !== agentError) report(agentError);
+  const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
+  return json(status, { error: { code: shown.code, message: shown.message } }, headers);
 }
 
 /**

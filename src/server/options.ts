@@ -6,6 +6,8 @@ import * as z from 'zod/mini';
 import type { ZodMiniType } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import type { Agent } from '../agent.js';
+import type { AgentError } from '../errors.js';
+import type { SessionConfig } from '../types.js';
 import { parseInput } from '../validate.js';
 import { ModelProxyOptionsSchema, type ModelProxyOptions } from './model-proxy.js';
 
@@ -20,6 +22,19 @@ export interface AuthorizedUser {
  * the same options `proxyModelRequest` takes.
  */
 export type ModelProxySettings = ModelProxyOptions;
+
+/** Where an error reported to `onError` happened. */
+export interface ErrorContext {
+  /**
+   * The route's name (`'create'`, `'turns'`, `'get'`, …); an error inside a turn's stream, which
+   * outlives its request, is `'turns'`.
+   */
+  route: string;
+  /** The caller, once authorized. */
+  userId: string | null;
+  /** The session the request names, if any. */
+  sessionId: string | null;
+}
 
 /** Options of `createAgentHandler`. */
 export interface AgentHandlerOptions {
@@ -41,6 +56,27 @@ export interface AgentHandlerOptions {
   maxOpenSessions?: number;
   /** A model proxy for browser-side agents (the key stays on the server). */
   modelProxy?: ModelProxySettings;
+  /**
+   * Gets the detail of each failure a client reads only as its code's fixed sentence (a storage,
+   * provider or internal error: its message may name hosts, ports, roles or an upstream's words),
+   * and of every 500. Default: `console.error`. A throwing `onError` changes no answer.
+   * @example
+   * onError: (error, { route, userId, sessionId }) => logger.error({ route, userId, sessionId, code: error.code, cause: error.cause }, error.message)
+   */
+  onError?: (error: AgentError, context: ErrorContext) => void;
+  /**
+   * The config a session is created with, from what the page asked for (`POST /sessions`'s
+   * `config`). The page is not trusted: by default only `modelId` is accepted, and only a model
+   * one of the agent's providers lists; any other key (`systemPromptOverride` included) is 400
+   * `INVALID_INPUT` naming it. Give a function to decide yourself: what it returns is used as is.
+   * It is bounded by 10 s.
+   * @example
+   * sessionConfig: (requested, { userId }) => ({ modelId: requested.modelId ?? 'gpt-4.1-mini', systemPromptOverride: `The user is ${userId}.` })
+   */
+  sessionConfig?: (
+    requested: Partial<SessionConfig>,
+    scope: { userId: string },
+  ) => SessionConfig | Promise<SessionConfig>;
 }
 
 const isFunction = (value: unknown) => typeof value === 'function';
@@ -55,6 +91,10 @@ const OptionsSchema = /* @__PURE__ */ (() =>
     idleTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
     maxOpenSessions: z.optional(z.number().check(z.int(), z.positive())),
     modelProxy: z.optional(ModelProxyOptionsSchema),
+    onError: z.optional(z.custom<NonNullable<AgentHandlerOptions['onError']>>(isFunction, 'must be a function')),
+    sessionConfig: z.optional(
+      z.custom<NonNullable<AgentHandlerOptions['sessionConfig']>>(isFunction, 'must be a function'),
+    ),
   }))();
 
 /** The options with their defaults. */
@@ -66,6 +106,9 @@ export interface ResolvedHandlerOptions {
   idleTimeoutMs: number;
   maxOpenSessions: number;
   modelProxy: ModelProxySettings | null;
+  /** Calls `onError` (or `console.error`); never throws. */
+  reportError: (error: AgentError, context: ErrorContext) => void;
+  sessionConfig: AgentHandlerOptions['sessionConfig'] | null;
 }
 
 /** Checks the options (`INVALID_INPUT`) and fills in the defaults. */
@@ -79,5 +122,18 @@ export function resolveHandlerOptions(options: AgentHandlerOptions): ResolvedHan
     idleTimeoutMs: parsed.idleTimeoutMs ?? 60_000,
     maxOpenSessions: parsed.maxOpenSessions ?? 1_000,
     modelProxy: parsed.modelProxy ?? null,
+    reportError: safeReporter(parsed.onError),
+    sessionConfig: parsed.sessionConfig ?? null,
+  };
+}
+
+function safeReporter(onError: AgentHandlerOptions['onError']): ResolvedHandlerOptions['reportError'] {
+  return (error, context) => {
+    try {
+      if (onError) onError(error, context);
+      else console.error(`youyou-agent/server: ${error.code} on ${context.route}:`, error);
+    } catch {
+      // A broken logger must not change the answer.
+    }
   };
 }

@@ -19,6 +19,7 @@ import { findInterruptedTurn } from '../persistence/interrupted-turn.js';
 import type { SessionConfig } from '../types.js';
 import { HostedSession } from './hosted-session.js';
 import { ServerErrors } from './http.js';
+import type { ErrorContext } from './options.js';
 import { OwnerCache, ownerEvent } from './ownership.js';
 
 /** What a request needs of a session: to read it, or to act on it (a turn or continue, or another command). */
@@ -35,7 +36,11 @@ export class SessionHost {
 
   constructor(
     private readonly factory: AgentFactory,
-    private readonly limits: { idleTimeoutMs: number; maxOpenSessions: number },
+    private readonly limits: {
+      idleTimeoutMs: number;
+      maxOpenSessions: number;
+      reportError?: (error: AgentError, context: ErrorContext) => void;
+    },
   ) {}
 
   /** How many sessions are held (or being opened) here. */
@@ -132,6 +137,7 @@ export class SessionHost {
   #host(agent: Agent, session: HostedSession['session'], userId: string): HostedSession {
     const hosted: HostedSession = new HostedSession(agent, session, userId, {
       idleTimeoutMs: this.limits.idleTimeoutMs,
+      onError: (error) => this.limits.reportError?.(error, { route: 'turns', userId, sessionId: session.id }),
       onEnded: () => {
         if (this.#sessions.get(session.id) === hosted) this.#sessions.delete(session.id);
       },

@@ -121,12 +121,16 @@ describe.each(worlds)('with %s', (_name, makeWorld) => {
   let world: ReturnType<typeof makeWorld>;
   let sessionId: string;
   let turnId: string;
+  const reported: { code: string; message: string; route: string; userId: string | null; sessionId: string | null }[] = [];
 
   beforeAll(async () => {
     world = makeWorld();
     server = await startHandler(
       { provider: provider(), world },
-      { modelProxy: { upstream: upstream.baseURL, apiKey: PROXY_KEY } },
+      {
+        modelProxy: { upstream: upstream.baseURL, apiKey: PROXY_KEY },
+        onError: (error, context) => reported.push({ code: error.code, message: error.message, ...context }),
+      },
     );
     const created = await raw(server, 'POST', '/sessions', { user: 'alice', body: '{}' });
     expect(created.status).toBe(201);
@@ -145,7 +149,12 @@ describe.each(worlds)('with %s', (_name, makeWorld) => {
       body: '{"input":"fail now"}',
     });
     expect(failed.text).toContain('"status":"failed"');
-    expect(failed.text).toContain('bad key'); // the upstream's words arrive, its copy of the key does not
+    // The upstream's words stay on the server (with `onError`); the client reads the fixed sentence.
+    expect(failed.text).toContain('the model provider failed');
+    expect(failed.text).not.toContain('bad key');
+    expect(reported).toContainEqual(
+      expect.objectContaining({ code: 'PROVIDER_ERROR', message: expect.stringContaining('bad key'), route: 'turns', userId: 'alice', sessionId }),
+    );
   });
   afterAll(() => server.close());
 
