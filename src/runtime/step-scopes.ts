@@ -299,6 +299,7 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
     report,
     append: (message) => session.append(message),
     maxRepeats: session.services.config.maxRepeatedToolCalls,
+    callKeys: turn.callKeys,
     markStarted: (callId) => {
       session.record({ type: 'metadata', key: TOOL_STARTED_KEY, value: { turnId: turn.id, callId } });
       return session.writes.drain();

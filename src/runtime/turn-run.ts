@@ -14,6 +14,7 @@ import { NO_USAGE, type UsageTotals } from '../conversation/usage-totals.js';
 import type { PreparedOutput } from '../output/final-answer.js';
 import type { PartialOutput } from '../output/partial-output.js';
 import { NO_SOURCED_TOOLS, type SourcedTools } from '../tools/tool-sources.js';
+import { CallKeys } from '../tools/repeated-calls.js';
 import type { AgentEvent, ToolCallRequest, TurnResult, UserInput } from '../types.js';
 
 /** What one `sendMessage` asked of its turn beyond the input. */
@@ -59,6 +60,8 @@ export class TurnRun {
   readonly draft = new ResponseDraft();
   /** The tool calls of the last recorded response, arguments included, until their batch runs. */
   readonly pendingCalls = new Map<string, ToolCallRequest>();
+  /** The distinct tool calls of this turn, for the repeated-call guard's counts. */
+  readonly callKeys = new CallKeys();
   /** The calls of the batch that wait for the user, and where their answers go. */
   readonly approvals = new ApprovalDesk();
   /** The tool sources' tools of the current request (resolved while preparing it). */

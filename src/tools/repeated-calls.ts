@@ -9,8 +9,27 @@
 import * as ToolResultTexts from '../prompt/tool-result-texts.js';
 import type { ToolCallRequest } from '../types.js';
 
-/** How many times each call was executed in this turn, by {@link callKey}. */
+/** How many times each call was executed in this turn, by {@link CallKeys.key}. */
 export type RepeatCounts = Readonly<Record<string, number>>;
+
+/**
+ * What makes two calls the same call: the tool name and the canonical JSON of the arguments
+ * (none: `{}`; text that is not JSON: the text), compared exactly — a hash would let two
+ * different calls collide, and refuse one that was never made. The turn's data (which the
+ * inspector shows) holds only `tool#n`, where `n` numbers the distinct calls of the turn; the
+ * arguments stay in this table, one per turn.
+ */
+export class CallKeys {
+  readonly #ids = new Map<string, number>();
+
+  /** The key of `call`: the same for the same tool and canonical arguments. */
+  key(call: ToolCallRequest): string {
+    const text = `${call.toolName}\u0000${canonicalJson(call.arguments || '{}')}`;
+    let id = this.#ids.get(text);
+    if (id === undefined) this.#ids.set(text, (id = this.#ids.size));
+    return `${call.toolName}#${id}`;
+  }
+}
 
 /**
  * Adds the refused calls of a batch to `denied` (call id → result text). In batch order, a call
@@ -19,6 +38,7 @@ export type RepeatCounts = Readonly<Record<string, number>>;
  * so they share whether they are valid too. `limit` 0: nothing is refused.
  */
 export function refuseRepeats(
+  keys: CallKeys,
   calls: readonly ToolCallRequest[],
   counts: RepeatCounts,
   limit: number,
@@ -28,7 +48,7 @@ export function refuseRepeats(
   const inBatch = new Map<string, number>();
   for (const call of calls) {
     if (denied.has(call.callId)) continue;
-    const key = callKey(call);
+    const key = keys.key(call);
     const made = (counts[key] ?? 0) + (inBatch.get(key) ?? 0);
     if (made < limit) inBatch.set(key, (inBatch.get(key) ?? 0) + 1);
     else denied.set(call.callId, ToolResultTexts.repeated(limit));
@@ -40,6 +60,7 @@ export function refuseRepeats(
  * no counts (the guard is off).
  */
 export function countExecuted(
+  keys: CallKeys,
   calls: readonly ToolCallRequest[],
   executed: ReadonlySet<string>,
   counts: RepeatCounts,
@@ -49,19 +70,10 @@ export function countExecuted(
   const next: Record<string, number> = { ...counts };
   for (const call of calls) {
     if (!executed.has(call.callId)) continue;
-    const key = callKey(call);
+    const key = keys.key(call);
     next[key] = (next[key] ?? 0) + 1;
   }
   return next;
-}
-
-/**
- * What makes two calls the same call: the tool name and the canonical JSON of the arguments
- * (none: `{}`; text that is not JSON: the text), compared exactly. A hash would let two
- * different calls collide, and refuse one that was never made.
- */
-export function callKey(call: ToolCallRequest): string {
-  return `${call.toolName}\u0000${canonicalJson(call.arguments || '{}')}`;
 }
 
 /**

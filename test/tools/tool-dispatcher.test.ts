@@ -644,6 +644,7 @@ describe('ToolDispatcher: cancellation', () => {
         output: { content: TOOL_CALL_SKIPPED_TEXT, isError: true },
         isError: true,
         skipped: true,
+        executed: false,
         durationMs: 0,
       },
       {
@@ -653,6 +654,7 @@ describe('ToolDispatcher: cancellation', () => {
         output: { content: TOOL_CALL_SKIPPED_TEXT, isError: true },
         isError: true,
         skipped: true,
+        executed: false,
         durationMs: 0,
       },
     ]);

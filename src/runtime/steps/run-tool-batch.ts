@@ -11,7 +11,7 @@ import type { AgentError } from '../../errors.js';
 import type { ToolDispatcher } from '../../tools/tool-dispatcher.js';
 import type { AgentEventPayload, Message, ToolCallRequest } from '../../types.js';
 import { denialText } from '../../approval/denial-text.js';
-import { countExecuted, refuseRepeats } from '../../tools/repeated-calls.js';
+import { countExecuted, refuseRepeats, type CallKeys } from '../../tools/repeated-calls.js';
 
 /** What `runToolBatch` uses. */
 export interface ToolBatchScope {
@@ -27,6 +27,8 @@ export interface ToolBatchScope {
   markStarted(callId: string): Promise<void>;
   /** `maxRepeatedToolCalls`: how many times one call (same tool, same arguments) may be made in a turn. */
   maxRepeats: number;
+  /** The turn's table of distinct calls, for the repeat counts' keys. */
+  callKeys: CallKeys;
 }
 
 /** Runs the `dispatchingTools` step. */
@@ -38,7 +40,7 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
     return call;
   });
   const denied = new Map((input.denied ?? []).map((verdict) => [verdict.callId, denialText(verdict)]));
-  refuseRepeats(calls, input.repeatCounts, scope.maxRepeats, denied);
+  refuseRepeats(scope.callKeys, calls, input.repeatCounts, scope.maxRepeats, denied);
   const results = await scope.tools.runBatch(calls, {
     sessionId: input.sessionId,
     turnId: input.turnId,
@@ -57,5 +59,5 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
     });
   }
   const executed = new Set(results.filter((result) => result.executed).map((result) => result.callId));
-  return { count: results.length, repeatCounts: countExecuted(calls, executed, input.repeatCounts, scope.maxRepeats) };
+  return { count: results.length, repeatCounts: countExecuted(scope.callKeys, calls, executed, input.repeatCounts, scope.maxRepeats) };
 }

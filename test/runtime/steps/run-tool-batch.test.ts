@@ -1,3 +1,4 @@
+import { CallKeys } from '../../../src/tools/repeated-calls.js';
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../../../src/index.js';
@@ -32,6 +33,7 @@ function setup(cancelSignal = new AbortController().signal) {
     append: journal.append,
     markStarted: async (callId) => journal.note(`started ${callId}`),
     maxRepeats: 0,
+    callKeys: new CallKeys(),
   };
   return { journal, scope };
 }
