@@ -7,7 +7,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { OpenAIProvider, OpenAIResponsesProvider } from '../../../src/openai.js';
 import { ProviderRegistry } from '../../../src/index.js';
 import type { ModelInfo } from '../../../src/types.js';
-import { ChatCompletionsServer, collect, sseEvent, streamText } from '../../support/chat-completions-server.js';
+import {
+  ChatCompletionsServer,
+  collect,
+  sseEvent,
+  streamText,
+} from '../../support/chat-completions-server.js';
 import { expectAgentError } from '../../support/errors.js';
 import { chatRequest } from '../../support/models.js';
 import { readResponsesStream } from '../../support/responses-server.js';
