@@ -63,14 +63,13 @@ export function createFetchStreamPost(
   // OpenAI's own API always wants a key; a server of one's own may want none.
   if (apiKey === undefined && ownBaseURL === undefined) {
     throw Errors.invalidInput(
-      `${who} options: no API key: pass \`apiKey\` or set the OPENAI_API_KEY environment variable ` +
-        '(a keyless local server needs `baseURL` instead)',
+      `${who} options: pass \`apiKey\` (or set OPENAI_API_KEY), or a \`baseURL\` for a server without keys`,
     );
   }
   if (apiKey !== undefined && isBrowserLike() && !options.dangerouslyAllowBrowser) {
     throw Errors.invalidInput(
-      `${who} options: in a browser the API key is visible to the page's users; pass ` +
-        '`dangerouslyAllowBrowser: true` if that is acceptable (a key meant to be public, a local server, a proxy)',
+      `${who} options: in a browser the page's users can read the API key; pass ` +
+        '`dangerouslyAllowBrowser: true` if that is acceptable (a public key, a proxy)',
     );
   }
   const url = `${(ownBaseURL ?? OPENAI_BASE_URL).replace(/\/+$/, '')}${path}`;
