@@ -95,8 +95,8 @@ class Visit {
   async saveSettings(): Promise<void> {
     await this.page.click('.settings-button');
     await this.page.waitForSelector('dialog.settings[open]');
-    await this.usable('settings', 'dialog.settings');
     await this.screenshot('settings');
+    await this.usable('settings', 'dialog.settings');
     await this.page.check(`dialog.settings input[name="runOn"][value="${this.mode}"]`);
     // The test's dev server names an MCP server that is not there: none, for this visit.
     await this.page.fill('dialog.settings textarea[name="mcpServers"]', '');
@@ -168,8 +168,8 @@ async function visit(device: Device, mode: Mode): Promise<void> {
     // Send, and watch the answer stream: a story long enough to see it grow, then Stop.
     await v.send('tell me a long story');
     await v.page.waitForSelector('.row.assistant .text:text("Once upon a time")', { timeout: 15_000 });
-    await v.usable('while an answer streams');
     await v.screenshot('streaming');
+    await v.usable('while an answer streams');
     await v.page.click('.composer .stop');
     await v.page.waitForSelector('.turn-summary[data-status="cancelled"]', { timeout: 15_000 });
     await v.demo.waitReady();
@@ -177,8 +177,8 @@ async function visit(device: Device, mode: Mode): Promise<void> {
     // Approve a tool call.
     await v.send('note: buy oat milk');
     const card = await v.waitingCard();
-    await v.usable('while a call waits for approval');
     await v.screenshot('approval');
+    await v.usable('while a call waits for approval');
     await card.locator('button.approval-allow').click();
     await v.page.waitForSelector('.row.tool[data-status="done"]', { timeout: 15_000 });
     await v.demo.waitReady();
@@ -189,16 +189,16 @@ async function visit(device: Device, mode: Mode): Promise<void> {
     await v.page.waitForSelector('.trip-card[data-status="done"]', { timeout: 15_000 });
     await v.demo.waitReady();
     expect(await v.page.textContent('.trip-card .trip-title')).toBe('Three days in Kyoto');
-    await v.usable('with a trip plan');
     await v.screenshot('chat');
+    await v.usable('with a trip plan');
     const first = shownAfterResume(await v.demo.items());
 
     // The hook activity: a sheet over the chat on the phone, a column on the desktop.
     if (device === 'phone') {
       await v.page.click('.activity-toggle');
       await v.page.waitForSelector('.activity-panel', { state: 'visible' });
-      await v.usable('with the activity open', '.activity-panel');
       await v.screenshot('activity');
+      await v.usable('with the activity open', '.activity-panel');
     }
     // The demo plugin is the in-page agent's: the server's agent reports no hook activity here.
     if (mode === 'browser') expect(await v.page.locator('.activity li').count()).toBeGreaterThan(0);
@@ -210,8 +210,8 @@ async function visit(device: Device, mode: Mode): Promise<void> {
     // Switch sessions: a new chat, then back to the first one.
     await v.sessions();
     if (device === 'phone') {
-      await v.usable('with the sessions open', '.sidebar');
       await v.screenshot('sessions');
+      await v.usable('with the sessions open', '.sidebar');
     }
     await v.page.click('.new-chat');
     await v.demo.waitReady();
@@ -257,8 +257,8 @@ async function reloadWhileApprovalWaits(device: Device): Promise<void> {
     // Reopened without a click: the banner offers to continue the turn the reload cut off.
     await v.page.waitForSelector('.session-banner[data-kind="interrupted"]');
     expect(await v.page.textContent('.session-banner')).toContain('waited for approval');
-    await v.usable('after a reload while a call waits');
     await v.screenshot('reloaded-approval');
+    await v.usable('after a reload while a call waits');
     await v.page.click('.session-banner .continue');
     const card = await v.waitingCard();
     await v.usable('while the continued call waits');
