@@ -33,7 +33,7 @@ const HEADERS_TIMEOUT_MS = 10 * 60 * 1000;
  * there is neither an API key nor a base URL, or when a key would go into a browser page without
  * `dangerouslyAllowBrowser`. Without a key no `Authorization` header is sent.
  * @example
- * const client = createFetchChatClient({ baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama' });
+ * const client = createFetchChatClient({ baseURL: 'http://127.0.0.1:11434/v1' }); // no key, no Authorization
  */
 export function createFetchChatClient(
   options: FetchChatClientOptions,
