@@ -24,6 +24,7 @@ import { h } from './ui/dom.js';
 import { ErrorBanner } from './ui/error-banner.js';
 import { Header } from './ui/header.js';
 import { InspectToggle } from './ui/inspect-toggle.js';
+import { PhonePanels } from './ui/phone-panels.js';
 import { RetryBanner } from './ui/retry-banner.js';
 import { SessionBanner } from './ui/session-banner.js';
 import { Sidebar } from './ui/sidebar.js';
@@ -55,16 +56,33 @@ export function startDemo(
   });
   const settings = new SettingsDialog((next) => void controller.applySettings(saveEndpointSettings(next)));
   const inspect = new InspectToggle((observer) => controller.setInspector(observer));
+  const panels = new PhonePanels();
   const header = new Header({
     inspect: inspect.element,
-    openSettings: () => settings.open(controller.settings),
+    openSettings: () => {
+      panels.close();
+      settings.open(controller.settings);
+    },
+    panelToggles: {
+      sessions: panels.toggle('sessions', 'Sessions'),
+      activity: panels.toggle('activity', 'Activity'),
+    },
   });
-  // The current agent's sessions: this browser's, or the demo server's in server mode.
+  // The current agent's sessions: this browser's, or the demo server's in server mode. Opening
+  // one (or a new chat) closes the drawer, so the chat shows at once on a phone.
   const sidebar = new Sidebar(controller.sessions, {
-    open: (summary) => void controller.open(summary),
+    open: (summary) => {
+      panels.close();
+      void controller.open(summary);
+    },
     delete: (summary) => void controller.delete(summary.id),
-    newChat: () => void controller.newChat(),
+    newChat: () => {
+      panels.close();
+      void controller.newChat();
+    },
   });
+  sidebar.element.prepend(panels.closeButton('sessions'));
+  activity.element.prepend(panels.closeButton('activity'));
 
   root.replaceChildren(
     header.element,
@@ -84,6 +102,7 @@ export function startDemo(
         status.element,
       ),
       activity.element,
+      panels.backdrop,
     ),
     settings.element,
   );

@@ -25,9 +25,8 @@ import { ProviderDirectory, ProviderNameSchema } from './provider-directory.js';
  * @example
  * const registry = new ProviderRegistry();
  * await registry.registerWithConfig('local', 'openai-compatible', {
- *   baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama',
- *   models: [{ id: 'qwen3:8b', displayName: 'Qwen3 8B', contextWindow: 40_960,
- *              capabilities: { toolUse: true, vision: false, streaming: true } }],
+ *   baseURL: 'http://127.0.0.1:11434/v1', // a local server: no key needed
+ *   models: ['qwen3:8b'], // by id alone, with conservative defaults
  * });
  * registry.resolve('qwen3:8b').provider; // the provider named 'local'
  */

@@ -34,8 +34,19 @@ describe('the demo on an OpenAI-compatible endpoint', () => {
     const stored = await page.storedText();
     expect(stored).toContain(answer);
     expect(stored).not.toContain(TEST_API_KEY);
-    expect(await page.page.evaluate(() => sessionStorage.length)).toBe(0);
+    // The tab's sessionStorage holds which session it has open (a reload reopens it), not the key.
+    expect(await page.page.evaluate(() => Object.keys(sessionStorage))).toEqual(['youyou-demo:open-session']);
+    expect(await page.page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain(TEST_API_KEY);
     expect(page.blocked).toEqual([]);
+  });
+
+  it('sends no Authorization header to an endpoint set without a key', async () => {
+    const page = await e2e.open({ offline: true });
+    await page.useEndpoint({ baseURL: e2e.server.baseURL, apiKey: '', model: TEST_MODEL });
+    e2e.server.respondWith(() => ({ text: 'No key needed here.' }));
+    await page.sendAndWait('Hello, local server?');
+    expect((await page.items()).at(-1)).toMatchObject({ kind: 'assistant', text: 'No key needed here.' });
+    expect(e2e.server.turnRequests.at(-1)?.headers).not.toHaveProperty('authorization');
   });
 
   it('shows a tool round as a card with its arguments, output and duration', async () => {

@@ -1,6 +1,7 @@
 /**
- * The sidebar: sessions survive a reload and resume with the same items; a reload without a
- * message stores no empty session; search and delete.
+ * The sidebar: sessions survive a reload, which reopens the one that was open with the same
+ * items, and resume from the list; a reload without a message stores no empty session; search
+ * and delete.
  */
 import { describe, expect, it } from 'vitest';
 import { useDemo } from './support/fixture.js';
@@ -8,7 +9,7 @@ import { useDemo } from './support/fixture.js';
 const e2e = useDemo();
 
 describe('the demo\u2019s sessions', () => {
-  it('after a reload, resumes from the sidebar with the items it showed; reloads store no empty sessions', async () => {
+  it('a reload reopens the open session with the items it showed; reloads store no empty sessions', async () => {
     const page = await e2e.open();
     const replies = [
       { text: 'Hello! How can I help?', chunks: 3 },
@@ -40,15 +41,25 @@ describe('the demo\u2019s sessions', () => {
 
     await page.reload();
     await page.reload();
-    expect(await page.items()).toEqual([]); // a new chat, with no session until its first message
+    // The session that was open reopens, with the items it showed.
+    await page.page.waitForSelector('.sessions li.active');
+    await page.waitReady();
+    expect(await page.items()).toEqual(live);
     expect(await page.sessionTitles()).toEqual(['Hello there']);
     expect(await page.page.textContent('.session-meta')).toContain('3 turn(s)');
+    await page.screenshot('demo-resumed');
 
+    // A new chat has no session until its first message: reloading it stores no empty one.
+    await page.page.click('.new-chat');
+    await page.waitReady();
+    await page.reload();
+    await page.reload();
+    expect(await page.items()).toEqual([]);
+    expect(await page.sessionTitles()).toEqual(['Hello there']);
     await page.page.click('.sessions .session-open');
     await page.page.waitForSelector('.sessions li.active');
     await page.waitReady();
     expect(await page.items()).toEqual(live);
-    await page.screenshot('demo-resumed');
   });
 
   it('finds sessions by their text and deletes one, for good', async () => {

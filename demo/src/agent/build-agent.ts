@@ -83,8 +83,10 @@ export async function buildDemoAgent(options: DemoAgentOptions): Promise<DemoAge
     builder = builder.registerModelProvider(
       new OpenAIProvider({
         ...(access.baseURL && { baseURL: access.baseURL }),
-        // A server that needs no key still gets a header; OpenAI's client insists on one.
-        apiKey: access.apiKey || 'no-key',
+        // A local server that needs no key gets no Authorization header. OpenAI's own API (no base
+        // URL: a session resumed from an endpoint no longer set) gets a placeholder, and its 401
+        // shows in the chat.
+        ...((access.apiKey || !access.baseURL) && { apiKey: access.apiKey || 'no-key' }),
         dangerouslyAllowBrowser: true,
         models: endpointModels,
       }),

@@ -7,7 +7,7 @@
  * same surface, `chat-agent.ts`); nothing else here depends on which.
  *
  * Sessions open lazily: a new chat has no session until its first message, so reloading the
- * page does not leave empty sessions behind.
+ * page does not leave empty sessions behind. A reload reopens the session the tab had open.
  * @module
  */
 import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rxjs';
@@ -28,6 +28,7 @@ import type { HookActivityPlugin } from '../parts/hook-activity-plugin.js';
 import { runsOnServer, type EndpointSettings } from '../settings/settings.js';
 import { buildDemoAgent, type DemoAgent } from './build-agent.js';
 import { buildServerDemoAgent } from './build-server-agent.js';
+import { rememberedOpenSession, rememberOpenSession } from './open-session-memo.js';
 import type { ChatSession, ChatTurn, SessionDirectory } from './chat-agent.js';
 import type { RetryScheduled } from '../ui/retry-banner.js';
 import { summarizeTurn, type TurnSummary } from './turn-summary.js';
@@ -92,7 +93,7 @@ export class ChatController {
     this.#options = options;
     this.#settings = options.settings;
     this.#built = new Promise((resolve) => (this.#builtNow = resolve));
-    void this.#serially(() => this.#rebuild([]));
+    void this.#serially(() => this.#start());
   }
 
   readonly state: Observable<ChatState> = this.#state.asObservable();
@@ -238,6 +239,25 @@ export class ChatController {
     this.#patch({ error: null });
   }
 
+  /** Builds the first agent and reopens the session this tab had open before a reload. */
+  async #start(): Promise<void> {
+    const memo = rememberedOpenSession();
+    // Straight from starting to opening: the page is not ready with an empty chat in between.
+    await this.#rebuild([], memo ? 'opening' : 'ready');
+    if (!memo || memo.runsOn !== this.#agent().runsOn) {
+      this.#patch({ phase: 'ready' });
+      return;
+    }
+    try {
+      await this.#resume(memo.id, memo.modelId);
+    } catch (error) {
+      rememberOpenSession(null);
+      this.#showEmpty();
+      // Deleted meanwhile (in another tab, on the server): the tab starts with a new chat.
+      if (!AgentError.isInstance(error) || error.code !== 'SESSION_NOT_FOUND') throw error;
+    }
+  }
+
   async #rebuildKeepingSession(): Promise<void> {
     const open = this.#session && { id: this.#session.id, modelId: this.#session.modelId };
     await this.#closeCurrent();
@@ -251,7 +271,7 @@ export class ChatController {
    */
   async #resume(id: string, modelId: string, ifLocked: 'reject' | 'steal' = 'reject'): Promise<void> {
     this.#patch({ phase: 'opening', lock: null });
-    if (modelId && !this.#agent().models.has(modelId)) await this.#rebuild([modelId]);
+    if (modelId && !this.#agent().models.has(modelId)) await this.#rebuild([modelId], 'opening');
     try {
       this.#attach(await this.#agent().agent.resumeSession(id, { ifLocked }));
     } catch (error) {
@@ -261,7 +281,8 @@ export class ChatController {
     }
   }
 
-  async #rebuild(extraModels: readonly string[]): Promise<void> {
+  /** Builds the agent anew; `phase` is the one it ends in (`opening` when a resume follows). */
+  async #rebuild(extraModels: readonly string[], phase: 'ready' | 'opening' = 'ready'): Promise<void> {
     this.#patch({ phase: 'starting' });
     await this.#demo?.agent.shutdown();
     // Server mode: the agent runs in the demo server, and the page holds a remote one.
@@ -283,13 +304,14 @@ export class ChatController {
     demo.agent.sessionChanges.subscribe(({ kind }) => {
       if (kind !== 'locked') this.#sessionsChanged.next();
     });
-    this.#showEmpty();
+    this.#showEmpty(phase);
     // Another agent may keep its sessions elsewhere (this browser, or the demo server).
     this.#sessionsChanged.next();
   }
 
   #attach(session: ChatSession): void {
     this.#session = session;
+    rememberOpenSession({ runsOn: this.#agent().runsOn, id: session.id, modelId: session.modelId });
     this.#shown = session.conversation.subscribe((c) => this.#conversation.next(c));
     this.#shown.add(
       session.events.subscribe(({ turnId, payload }) => {
@@ -335,17 +357,18 @@ export class ChatController {
     this.#session = null;
     this.#shown = null;
     this.#turn = null;
+    rememberOpenSession(null);
     this.#sessionsChanged.next();
     this.#showEmpty();
   }
 
-  #showEmpty(): void {
+  #showEmpty(phase: 'ready' | 'opening' = 'ready'): void {
     const demo = this.#agent();
     const model = demo.models.get(demo.defaultModel);
     this.#conversation.next(emptyConversation(model?.contextWindow ?? this.#settings.contextWindow));
     this.#patch({
       sessionId: null,
-      phase: 'ready',
+      phase,
       modelId: demo.defaultModel,
       offline: demo.defaultModel === OFFLINE_MODEL_ID,
       runsOn: demo.runsOn,

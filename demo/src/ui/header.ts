@@ -1,6 +1,7 @@
 /**
  * The top bar: which model answers (the offline one is labelled as scripted), where the agent
- * runs (this browser or the demo server), the inspect toggle, and the settings button.
+ * runs (this browser or the demo server), the inspect toggle, and the settings button; at phone
+ * widths also the buttons that open the sessions and the hook activity over the chat.
  * @module
  */
 import type { ChatState } from '../agent/chat-controller.js';
@@ -11,17 +12,24 @@ export class Header {
   readonly #runsOn = h('span', { class: 'run-on-badge' });
   readonly element: HTMLElement;
 
-  constructor(parts: { inspect: HTMLElement; openSettings(): void }) {
+  constructor(parts: {
+    inspect: HTMLElement;
+    openSettings(): void;
+    /** Shown at phone widths only (the stylesheet hides them beside the columns). */
+    panelToggles: { sessions: HTMLElement; activity: HTMLElement };
+  }) {
     const settings = h('button', { class: 'settings-button', attrs: { type: 'button' } }, 'Settings');
     settings.addEventListener('click', () => parts.openSettings());
     this.element = h(
       'header',
       { class: 'top-bar' },
+      parts.panelToggles.sessions,
       h('h1', {}, 'YouYou Agent', h('small', {}, ' demo')),
       this.#model,
       this.#runsOn,
       h('span', { class: 'spacer' }),
       parts.inspect,
+      parts.panelToggles.activity,
       settings,
     );
   }

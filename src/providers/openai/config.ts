@@ -25,13 +25,17 @@ export const ProviderTypeSchema = /* @__PURE__ */ (() =>
 export interface OpenAIProviderConfig {
   /**
    * API key, sent as `Authorization: Bearer …`. Default: the `OPENAI_API_KEY` environment variable
-   * (Node). Servers that need no key accept any string, e.g. `'ollama'`.
+   * (Node). Optional when `baseURL` is given: a local server that needs no key then gets no
+   * `Authorization` header.
    */
   apiKey?: string;
   /** The server's base URL, e.g. `http://127.0.0.1:11434/v1`. Default: OpenAI's. */
   baseURL?: string;
-  /** The models this provider serves (ids unique across the registry). At least one. */
-  models: readonly ModelInfo[];
+  /**
+   * The models this provider serves (ids unique across the registry). At least one. A plain id
+   * (`'gpt-4.1-mini'`) stands for a model with conservative defaults (see {@link modelInfoOf}).
+   */
+  models: readonly (string | ModelInfo)[];
   /** Extra HTTP headers for every request (e.g. OpenRouter's `HTTP-Referer`). */
   headers?: Record<string, string>;
   /** Allow running in a browser, where the API key is visible to the page's users. */
@@ -45,7 +49,7 @@ export const OpenAIProviderConfigSchema = /* @__PURE__ */ (() =>
   z.strictObject({
     apiKey: z.optional(z.string()),
     baseURL: z.optional(z.url()),
-    models: z.array(ModelInfoSchema).check(z.minLength(1)),
+    models: z.array(z.union([z.string().check(z.minLength(1)), ModelInfoSchema])).check(z.minLength(1)),
     headers: z.optional(z.record(z.string(), z.string())),
     dangerouslyAllowBrowser: z.optional(z.boolean()),
     maxTokensField: z.optional(z.enum(['max_tokens', 'max_completion_tokens'])),
@@ -54,3 +58,20 @@ export const OpenAIProviderConfigSchema = /* @__PURE__ */ (() =>
 /** `openai-compatible` needs to know where the server is. */
 export const OpenAICompatibleConfigSchema = /* @__PURE__ */ (() =>
   z.extend(OpenAIProviderConfigSchema, { baseURL: z.url() }))();
+
+/**
+ * The model a `models` entry stands for: a `ModelInfo` as it is; a plain id with conservative
+ * defaults (the id as its name, a 128,000-token window, tools and streaming but no vision, no
+ * pricing), because nothing more is known about it.
+ * @example
+ * modelInfoOf('gpt-4.1-mini').contextWindow; // 128_000
+ */
+export function modelInfoOf(entry: string | ModelInfo): ModelInfo {
+  if (typeof entry !== 'string') return entry;
+  return {
+    id: entry,
+    displayName: entry,
+    contextWindow: 128_000,
+    capabilities: { toolUse: true, vision: false, streaming: true },
+  };
+}

@@ -15,7 +15,7 @@ import { chunkStream } from './chunk-stream.js';
 
 /** What configures the client. */
 export interface FetchChatClientOptions {
-  /** Default: the `OPENAI_API_KEY` environment variable. */
+  /** Default: the `OPENAI_API_KEY` environment variable; none at all when there is a base URL. */
   apiKey?: string | undefined;
   /** Default: the `OPENAI_BASE_URL` environment variable, else OpenAI's. */
   baseURL?: string | undefined;
@@ -29,14 +29,15 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 const HEADERS_TIMEOUT_MS = 10 * 60 * 1000;
 
 /**
- * Creates the client (with its `apiKey`, as the SDK's client has it). Throws `INVALID_INPUT` when there is no API key, or when it runs in a browser
- * without `dangerouslyAllowBrowser`.
+ * Creates the client (with its `apiKey`, as the SDK's client has it). Throws `INVALID_INPUT` when
+ * there is neither an API key nor a base URL, or when a key would go into a browser page without
+ * `dangerouslyAllowBrowser`. Without a key no `Authorization` header is sent.
  * @example
- * const client = createFetchChatClient({ baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama' });
+ * const client = createFetchChatClient({ baseURL: 'http://127.0.0.1:11434/v1' }); // no key, no Authorization
  */
 export function createFetchChatClient(
   options: FetchChatClientOptions,
-): OpenAIChatClient & { readonly apiKey: string } {
+): OpenAIChatClient & { readonly apiKey: string | undefined } {
   const { apiKey, post } = createFetchStreamPost(options, '/chat/completions', 'OpenAIProvider');
   // Public like the SDK client's, so the provider knows which key to keep out of its errors.
   return { apiKey, chat: { completions: { create: post } } };
@@ -53,26 +54,30 @@ export function createFetchStreamPost(
   options: FetchChatClientOptions,
   path: string,
   who: string,
-): { readonly apiKey: string; post(body: unknown, options: ChatRequestOptions): Promise<ChatChunkStream> } {
+): {
+  readonly apiKey: string | undefined;
+  post(body: unknown, options: ChatRequestOptions): Promise<ChatChunkStream>;
+} {
   const apiKey = options.apiKey ?? readEnv('OPENAI_API_KEY');
-  if (apiKey === undefined) {
+  const ownBaseURL = options.baseURL ?? readEnv('OPENAI_BASE_URL');
+  // OpenAI's own API always wants a key; a server of one's own may want none.
+  if (apiKey === undefined && ownBaseURL === undefined) {
     throw Errors.invalidInput(
-      `${who} options: no API key: pass \`apiKey\` or set the OPENAI_API_KEY environment variable`,
+      `${who} options: pass \`apiKey\` (or set OPENAI_API_KEY), or a \`baseURL\` for a server without keys`,
     );
   }
-  if (isBrowserLike() && !options.dangerouslyAllowBrowser) {
+  if (apiKey !== undefined && isBrowserLike() && !options.dangerouslyAllowBrowser) {
     throw Errors.invalidInput(
-      `${who} options: in a browser the API key is visible to the page's users; pass ` +
-        '`dangerouslyAllowBrowser: true` if that is acceptable (a key meant to be public, a local server, a proxy)',
+      `${who} options: in a browser the page's users can read the API key; pass ` +
+        '`dangerouslyAllowBrowser: true` if that is acceptable (a public key, a proxy)',
     );
   }
-  const baseURL = options.baseURL ?? readEnv('OPENAI_BASE_URL') ?? OPENAI_BASE_URL;
-  const url = `${baseURL.replace(/\/+$/, '')}${path}`;
+  const url = `${(ownBaseURL ?? OPENAI_BASE_URL).replace(/\/+$/, '')}${path}`;
   const defaultHeaders: Record<string, string> = {
     Accept: 'application/json',
     'Content-Type': 'application/json',
-    Authorization: `Bearer ${apiKey}`,
   };
+  if (apiKey !== undefined) defaultHeaders['Authorization'] = `Bearer ${apiKey}`;
   const organization = readEnv('OPENAI_ORG_ID');
   if (organization) defaultHeaders['OpenAI-Organization'] = organization;
   const project = readEnv('OPENAI_PROJECT_ID');

@@ -11,7 +11,7 @@ import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../type
 import { parseInput } from '../../validate.js';
 import type { ChatChunkStream, ChatRequestOptions, OpenAIChatClient } from './chat-client.js';
 import { END_MARKER_SEEN } from './chunk-stream.js';
-import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from './config.js';
+import { modelInfoOf, OpenAIProviderConfigSchema, type OpenAIProviderConfig } from './config.js';
 import { createFetchChatClient } from './fetch-chat-client.js';
 import { assertClientAlone, pricingByModel, redactorFor } from './provider-setup.js';
 import type { SecretRedactor } from './redact-secrets.js';
@@ -73,10 +73,14 @@ const OpenAIProviderOptionsSchema = z.extend(OpenAIProviderConfigSchema, {
  * `[DONE]` there too; a wrapper whose `create()` returns only the SDK's chunk stream hides the
  * marker, and a stream without a finish reason then fails as broken.
  * @example
- * const provider = new OpenAIProvider({
- *   baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama', maxTokensField: 'max_tokens',
- *   models: [{ id: 'qwen3:8b', displayName: 'Qwen3 8B', contextWindow: 40_960,
- *              capabilities: { toolUse: true, vision: false, streaming: true } }],
+ * // A local server needs no key; a model by id alone gets conservative defaults.
+ * const local = new OpenAIProvider({
+ *   baseURL: 'http://127.0.0.1:11434/v1', maxTokensField: 'max_tokens', models: ['qwen3:8b'],
+ * });
+ * const openai = new OpenAIProvider({
+ *   apiKey: process.env.OPENAI_API_KEY,
+ *   models: [{ id: 'gpt-4.1-mini', displayName: 'GPT-4.1 mini', contextWindow: 1_047_576,
+ *              capabilities: { toolUse: true, vision: true, streaming: true } }],
  * });
  */
 export class OpenAIProvider implements ModelProvider {
@@ -92,15 +96,15 @@ export class OpenAIProvider implements ModelProvider {
   readonly #pricing: ReadonlyMap<string, ModelPricing>;
   readonly #redactor: SecretRedactor;
 
-  /** Throws `INVALID_INPUT` for invalid options (or when the SDK refuses them, e.g. no API key). */
+  /** Throws `INVALID_INPUT` for invalid options (or with neither an API key nor a `baseURL`). */
   constructor(options: OpenAIProviderOptions) {
     const parsed = parseInput(OpenAIProviderOptionsSchema, options, 'OpenAIProvider options');
     assertClientAlone('OpenAIProvider', parsed);
     this.id = parsed.id ?? 'openai';
-    this.models = Object.freeze(parsed.models.map((model) => Object.freeze(model)));
+    this.models = Object.freeze(parsed.models.map((entry) => Object.freeze(modelInfoOf(entry))));
     this.#headers = parsed.headers;
     this.#maxTokensField = parsed.maxTokensField ?? 'max_completion_tokens';
-    this.#pricing = pricingByModel(parsed.models);
+    this.#pricing = pricingByModel(this.models);
     this.#client = parsed.client ?? createClient(parsed);
     this.#redactor = redactorFor(this.#client, parsed.headers);
   }

@@ -15,7 +15,6 @@ interface SetupOptions {
   baseURL?: string | undefined;
   dangerouslyAllowBrowser?: boolean | undefined;
   headers?: Record<string, string> | undefined;
-  models: readonly ModelInfo[];
 }
 
 /** `INVALID_INPUT` when a `client` comes with options that only configure the built-in client. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { mkdir } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 /** What one chat row shows. */
 export interface ShownItem {
@@ -16,6 +16,16 @@ export interface ShownItem {
 }
 
 const SCREENSHOTS = new URL('../../../test-results/', import.meta.url);
+
+/** The window the tests use unless they ask for another: a desktop one. */
+export const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 800 } };
+/** A phone's window (an iPhone 12 to 15's CSS size), with touch and the viewport meta tag honoured. */
+export const PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
 
 /**
  * Stands in for the hosted Stately inspector: it says it is connected, as the real one does, and
@@ -38,14 +48,16 @@ export class DemoPage {
 
   /**
    * Opens the demo in a fresh context (its own IndexedDB and localStorage); `prepare` runs on the
-   * context before the first page loads (to add init scripts or listeners).
+   * context before the first page loads (to add init scripts or listeners); `device` is the
+   * window ({@link DESKTOP} unless given).
    */
   static async open(
     browser: Browser,
     origin: string,
     prepare?: (context: BrowserContext) => Promise<void>,
+    device: BrowserContextOptions = DESKTOP,
   ): Promise<DemoPage> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await browser.newContext(device);
     await prepare?.(context);
     const blocked: string[] = [];
     // Nothing leaves the machine: the inspector's page is a stand-in, anything else is refused.

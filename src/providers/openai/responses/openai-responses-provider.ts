@@ -11,7 +11,7 @@ import { READS_REQUEST_ONLY, type ModelProvider } from '../../../ports/model-pro
 import type { ChatEvent, ChatRequest, ModelInfo, ModelPricing } from '../../../types.js';
 import { parseInput } from '../../../validate.js';
 import type { ChatChunkStream } from '../chat-client.js';
-import { OpenAIProviderConfigSchema, type OpenAIProviderConfig } from '../config.js';
+import { modelInfoOf, OpenAIProviderConfigSchema, type OpenAIProviderConfig } from '../config.js';
 import { createFetchStreamPost } from '../fetch-chat-client.js';
 import { assertClientAlone, pricingByModel, redactorFor } from '../provider-setup.js';
 import type { SecretRedactor } from '../redact-secrets.js';
@@ -78,6 +78,8 @@ const OptionsSchema = /* @__PURE__ */ (() =>
  *   models: [{ id: 'gpt-5-mini', displayName: 'GPT-5 mini', contextWindow: 400_000,
  *              capabilities: { toolUse: true, vision: true, streaming: true } }],
  * });
+ * // A model by id alone, on a local server without a key:
+ * const local = new OpenAIResponsesProvider({ baseURL: 'http://127.0.0.1:1234/v1', models: ['qwen3-8b'] });
  */
 export class OpenAIResponsesProvider implements ModelProvider {
   /** It only reads its requests: no per-request copy of the history. */
@@ -93,15 +95,15 @@ export class OpenAIResponsesProvider implements ModelProvider {
   readonly #pricing: ReadonlyMap<string, ModelPricing>;
   readonly #redactor: SecretRedactor;
 
-  /** Throws `INVALID_INPUT` for invalid options (or when no API key is found). */
+  /** Throws `INVALID_INPUT` for invalid options (or with neither an API key nor a `baseURL`). */
   constructor(options: OpenAIResponsesProviderOptions) {
     const parsed = parseInput(OptionsSchema, options, 'OpenAIResponsesProvider options');
     assertClientAlone('OpenAIResponsesProvider', parsed);
     this.id = parsed.id ?? 'openai-responses';
     this.store = parsed.store ?? false;
-    this.models = Object.freeze(parsed.models.map((model) => Object.freeze(model)));
+    this.models = Object.freeze(parsed.models.map((entry) => Object.freeze(modelInfoOf(entry))));
     this.#headers = parsed.headers;
-    this.#pricing = pricingByModel(parsed.models);
+    this.#pricing = pricingByModel(this.models);
     this.#client = parsed.client ?? createClient(parsed);
     this.#redactor = redactorFor(this.#client, parsed.headers);
   }
