@@ -336,17 +336,6 @@ export class Session {
   }
 
   /**
-   * @internal Resolves once every write handed over so far is stored (or one of them has been
-   * stuck for `storageTimeoutMs`, as at the end of a turn), with `false` when one was refused
-   * because another writer had claimed the session. `youyou-agent/server` answers a new turn only
-   * once its start is stored: another instance tells a running turn by the stored history.
-   */
-  async _stored(): Promise<boolean> {
-    await this.#scope.writes.drain();
-    return !this.#scope.writes.replaced;
-  }
-
-  /**
    * Closes the session: waits for a running turn, fires `session_end`, extracts memories
    * (a failure is reported, never blocks), drains pending writes, and frees the agent for a new
    * session. Idempotent.

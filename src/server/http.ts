@@ -38,7 +38,16 @@ export const ServerErrors = {
   unauthorized: () => new AgentError('UNAUTHORIZED', 'the request is not authorized'),
   serverBusy: (limit: number) =>
     new AgentError('SERVER_BUSY', `this instance holds ${limit} open sessions already`),
+  userBusy: (limit: number) => new UserAtLimit(limit),
+  shuttingDown: () => new AgentError('SERVER_BUSY', 'this instance is shutting down'),
 } as const;
+
+/** One user's open sessions at `maxOpenSessionsPerUser`: 429 with code `SERVER_BUSY`. */
+export class UserAtLimit extends AgentError {
+  constructor(limit: number) {
+    super('SERVER_BUSY', `this user holds ${limit} open sessions already`);
+  }
+}
 
 /** A body over {@link MAX_BODY_BYTES}: 413 with code `INVALID_INPUT`. */
 export class BodyTooLarge extends AgentError {
@@ -75,6 +84,8 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof NoRoute) return json(404, { error: { code: error.code, message: error.message } });
   if (error instanceof BodyTooLarge)
     return json(413, { error: { code: error.code, message: error.message } });
+  if (error instanceof UserAtLimit)
+    return json(429, { error: { code: error.code, message: error.message } }, { 'retry-after': '1' });
   if (AgentError.isInstance(error)) {
     const status = STATUS[error.code] ?? 500;
     const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
