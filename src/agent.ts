@@ -171,7 +171,8 @@ export class Agent {
       }
       const ref = this.actor.getSnapshot().children.session;
       const snapshot = ref?.getSnapshot();
-      if (snapshot?.status === 'active' && snapshot.context.closeRequested === null) ref!.send({ type: 'DROP' });
+      if (snapshot?.status === 'active' && snapshot.context.closeRequested === null)
+        ref!.send({ type: 'DROP' });
       return scope.closed;
     };
     return {

@@ -44,7 +44,8 @@ export class Room {
    * try { await follow(); } finally { place.free(); }
    */
   reserve(userId: string): RoomPlace {
-    if (this.#total >= this.limits.maxOpenSessions) throw ServerErrors.serverBusy(this.limits.maxOpenSessions);
+    if (this.#total >= this.limits.maxOpenSessions)
+      throw ServerErrors.serverBusy(this.limits.maxOpenSessions);
     const mine = this.heldBy(userId);
     if (mine >= this.limits.maxOpenSessionsPerUser)
       throw ServerErrors.userBusy(this.limits.maxOpenSessionsPerUser);

@@ -48,7 +48,11 @@ export class SessionHost {
 
   constructor(
     private readonly factory: AgentFactory,
-    private readonly limits: { idleTimeoutMs: number; maxOpenSessions: number; maxOpenSessionsPerUser: number },
+    private readonly limits: {
+      idleTimeoutMs: number;
+      maxOpenSessions: number;
+      maxOpenSessionsPerUser: number;
+    },
   ) {
     this.room = new Room(limits);
   }
@@ -183,14 +187,17 @@ export class SessionHost {
         new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
       ]);
       clearTimeout(timer);
-      await Promise.all(
-        [...this.#sessions.values()].map((s) => (s.running ? s.interrupt() : s.release())),
-      );
+      await Promise.all([...this.#sessions.values()].map((s) => (s.running ? s.interrupt() : s.release())));
     })();
     return this.#shuttingDown;
   }
 
-  async #openHere(userId: string, sessionId: string, mode: OpenMode, place: RoomPlace): Promise<HostedSession> {
+  async #openHere(
+    userId: string,
+    sessionId: string,
+    mode: OpenMode,
+    place: RoomPlace,
+  ): Promise<HostedSession> {
     let agent: Agent | null = null;
     try {
       agent = await this.#agent(userId);

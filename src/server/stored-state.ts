@@ -63,8 +63,6 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
       cost,
       context: { estimatedTokens: 0, contextWindow: 1, compactAt: 1 },
     },
-    interruptedTurn: interrupted
-      ? interruptedTurnView(interrupted, (name) => server.isMutating(name))
-      : null,
+    interruptedTurn: interrupted ? interruptedTurnView(interrupted, (name) => server.isMutating(name)) : null,
   };
 }

@@ -19,7 +19,11 @@ async function create(server: RunningServer, userId: string) {
     body: '{}',
   });
   const body = (await response.json()) as { id?: string; error?: { code: string } };
-  return { status: response.status, code: body.error?.code ?? null, retryAfter: response.headers.get('retry-after') };
+  return {
+    status: response.status,
+    code: body.error?.code ?? null,
+    retryAfter: response.headers.get('retry-after'),
+  };
 }
 
 const tally = (answers: { status: number }[]) => {
