@@ -62,33 +62,6 @@ interface SessionWriter {
 
 const NO_WRITER: SessionWriter = { lease: null, epoch: null };
 
-/**
- * @internal What the server entry uses of an agent (`agent._server()`), so that it never reaches
- * into the actors or the session's scope.
- */
-export interface AgentServerPort {
-  /** The registered session storage, or `null`. */
-  readonly storage: SessionStorage | null;
-  /** Whether `toolName` is a registered tool marked `mutating`. */
-  isMutating(toolName: string): boolean;
-  /**
-   * Releases the open session as a dropped page does (a running turn is cancelled; no
-   * `session_end`, no memory extraction; the lock given back); resolves once it ended. A session
-   * already closing goes its own way.
-   */
-  release(): Promise<void>;
-  /**
-   * Like `release`, but nothing more is stored first: a running turn stops without `turn_ended`,
-   * left interrupted for whoever opens the session next.
-   */
-  interrupt(): Promise<void>;
-  /**
-   * Resolves once every write of the open session handed over so far is stored (or one has been
-   * stuck for `storageTimeoutMs`); `false` when one was refused because another writer claimed it.
-   */
-  stored(): Promise<boolean>;
-}
-
 /** The Agent machine's actor type. */
 export type AgentActor = Actor<typeof agentMachine>;
 
@@ -156,37 +129,11 @@ export class Agent {
   }
 
   /**
-   * @internal What `youyou-agent/server` needs of an agent beyond the public API: its storage,
-   * its tools' registration, and the ways out of its open session that no page takes.
+   * @internal The agent's services and its open session's scope, for `runtime/server-port.ts`
+   * alone (the server entry's way in, kept out of every agent's bundle).
    */
-  _server(): AgentServerPort {
-    const { sessionStorage, tools } = this.#services;
-    const open = () => this.#sessions.values().next().value;
-    const end = (halt: boolean): Promise<void> => {
-      const scope = open();
-      if (!scope) return Promise.resolve();
-      if (halt) {
-        scope.writes.halt();
-        scope.drafts.halt();
-      }
-      const ref = this.actor.getSnapshot().children.session;
-      const snapshot = ref?.getSnapshot();
-      if (snapshot?.status === 'active' && snapshot.context.closeRequested === null)
-        ref!.send({ type: 'DROP' });
-      return scope.closed;
-    };
-    return {
-      storage: sessionStorage,
-      isMutating: (toolName) => tools.isMutating(toolName),
-      release: () => end(false),
-      interrupt: () => end(true),
-      stored: async () => {
-        const scope = open();
-        if (!scope) return true;
-        await scope.writes.drain();
-        return !scope.writes.replaced;
-      },
-    };
+  _internals(): [AgentServices, SessionScope | undefined] {
+    return [this.#services, this.#sessions.values().next().value];
   }
 
   /**

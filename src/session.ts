@@ -56,7 +56,7 @@ export interface ContinueTurnOptions {
 export type SessionActorRef = ActorRefFrom<typeof sessionMachine>;
 
 /** Whether a close path was asked for (or the session already ended). */
-function closeRequested(ref: SessionActorRef): boolean {
+export function closeRequested(ref: SessionActorRef): boolean {
   const snapshot = ref.getSnapshot();
   return snapshot.status !== 'active' || snapshot.context.closeRequested !== null;
 }

@@ -8,6 +8,7 @@ import { Errors } from '../errors.js';
 import type { SessionConfig, SessionSummary } from '../types.js';
 import { parseInput } from '../validate.js';
 import { TURN_ID_HEADER } from '../remote/wire.js';
+import { serverPort } from '../runtime/server-port.js';
 import { ContinueBody, CreateBody, DecisionBody, ListQuery, TurnBody } from './bodies.js';
 import { cancel, continueTurn, decide, discard, onceStarted, startTurn, turnOptions } from './commands.js';
 import { empty, errorResponse, json, NoRoute, readJson, ServerErrors } from './http.js';
@@ -197,7 +198,7 @@ async function list(request: Request, userId: string, host: SessionHost) {
   const limit = query.limit === undefined ? 20 : Number(query.limit);
   if (limit < 1 || limit > 100) throw Errors.invalidInput('invalid query.limit: expected 1 to 100');
   return host.withAgent(userId, async (agent) => {
-    const storage = agent._server().storage;
+    const storage = serverPort(agent).storage;
     if (!storage) return { sessions: [], nextCursor: null };
     const sessions: SessionSummary[] = [];
     let cursor = query.cursor ?? null;

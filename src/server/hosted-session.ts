@@ -5,8 +5,9 @@
  * uses it.
  * @module
  */
-import type { Agent, AgentServerPort } from '../agent.js';
+import type { Agent } from '../agent.js';
 import type { Conversation } from '../conversation/schema.js';
+import { serverPort, type AgentServerPort } from '../runtime/server-port.js';
 import type { RunningTurn, Session } from '../session.js';
 import type { TurnResult } from '../types.js';
 import type { SessionState, WireResult } from '../remote/wire.js';
@@ -54,7 +55,7 @@ export class HostedSession {
     readonly owner: string,
     private readonly options: HostedSessionOptions,
   ) {
-    this.server = agent._server();
+    this.server = serverPort(agent);
     session.conversation.subscribe({
       next: (state) => {
         const before = this.#conversation;

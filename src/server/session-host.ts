@@ -19,6 +19,7 @@
 import type { Agent } from '../agent.js';
 import { AgentError, Errors } from '../errors.js';
 import { findInterruptedTurn } from '../persistence/interrupted-turn.js';
+import { serverPort } from '../runtime/server-port.js';
 import type { SessionConfig } from '../types.js';
 import { HostedSession } from './hosted-session.js';
 import { ServerErrors } from './http.js';
@@ -81,7 +82,7 @@ export class SessionHost {
       agent = await this.#agent(userId);
       const session = await agent.newSession(config);
       this.owners.set(session.id, userId);
-      await agent._server().storage?.saveEvent(session.id, ownerEvent(userId));
+      await serverPort(agent).storage?.saveEvent(session.id, ownerEvent(userId));
       return this.#host(agent, session, userId, place);
     } catch (error) {
       place.free();
@@ -145,7 +146,7 @@ export class SessionHost {
   async openForTurn(userId: string, sessionId: string, turnId: string): Promise<HostedSession | null> {
     if (this.held(userId, sessionId) === null) {
       const open = await this.withAgent(userId, async (agent) => {
-        const storage = agent._server().storage;
+        const storage = serverPort(agent).storage;
         if (!(await this.owners.owns(userId, sessionId, storage))) throw Errors.sessionNotFound(sessionId);
         const events = (await storage?.loadSession(sessionId)) ?? [];
         return findInterruptedTurn(events, () => '')?.turnId ?? null;
@@ -201,7 +202,7 @@ export class SessionHost {
     let agent: Agent | null = null;
     try {
       agent = await this.#agent(userId);
-      const storage = agent._server().storage;
+      const storage = serverPort(agent).storage;
       if (!(await this.owners.owns(userId, sessionId, storage))) throw Errors.sessionNotFound(sessionId);
       let session;
       try {

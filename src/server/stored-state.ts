@@ -14,6 +14,7 @@ import { Errors } from '../errors.js';
 import { loadSessionForResume } from '../persistence/resume.js';
 import { storedUsageTotals } from '../persistence/usage-records.js';
 import { interruptedTurnView } from '../runtime/interrupted-turn.js';
+import { serverPort } from '../runtime/server-port.js';
 import type { SessionState } from '../remote/wire.js';
 
 /** How long reading a stored session may take. */
@@ -21,7 +22,7 @@ const READ_TIMEOUT_MS = 30_000;
 
 /** The stored state of `sessionId`, through `agent`'s storage. */
 export async function storedState(agent: Agent, sessionId: string): Promise<SessionState> {
-  const server = agent._server();
+  const server = serverPort(agent);
   const storage = server.storage;
   if (!storage) throw Errors.sessionNotFound(sessionId);
   const loaded = await loadSessionForResume(storage, sessionId, {
