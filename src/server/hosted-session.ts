@@ -238,7 +238,9 @@ export class HostedSession {
 
   /** Ends the session by `stop`, then shuts its agent down; never rejects. */
   async #leave(stop: () => Promise<void>): Promise<void> {
-    this.#touch();
+    // Called before `#ending` is set: stop the idle timer here rather than through `#touch`.
+    if (this.#idle !== null) clearTimeout(this.#idle);
+    this.#idle = null;
     try {
       await stop();
     } catch {
