@@ -129,11 +129,11 @@ export class Agent {
   }
 
   /**
-   * @internal The registered session storage, or `null`: `youyou-agent/server` lists, deletes
-   * and checks the owner of sessions through it.
+   * @internal The agent's services and its open session's scope, for `runtime/server-port.ts`
+   * alone (the server entry's way in, kept out of every agent's bundle).
    */
-  get _sessionStorage(): SessionStorage | null {
-    return this.#services.sessionStorage;
+  _internals(): [AgentServices, SessionScope | undefined] {
+    return [this.#services, this.#sessions.values().next().value];
   }
 
   /**

@@ -6,7 +6,7 @@
  * key, so the key stays off the page (the handler's `modelProxy` option mounts it).
  * @module
  */
-export { createAgentHandler } from './server/handler.js';
+export { createAgentHandler, type AgentHandler } from './server/handler.js';
 export { toNodeListener } from './server/node-listener.js';
 export type { AgentHandlerOptions, AuthorizedUser, ErrorContext, ModelProxySettings } from './server/options.js';
 export {

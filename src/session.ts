@@ -56,7 +56,7 @@ export interface ContinueTurnOptions {
 export type SessionActorRef = ActorRefFrom<typeof sessionMachine>;
 
 /** Whether a close path was asked for (or the session already ended). */
-function closeRequested(ref: SessionActorRef): boolean {
+export function closeRequested(ref: SessionActorRef): boolean {
   const snapshot = ref.getSnapshot();
   return snapshot.status !== 'active' || snapshot.context.closeRequested !== null;
 }
@@ -333,17 +333,6 @@ export class Session {
       turn.toolCancel.abort();
       ref.send({ type: 'CANCEL' });
     });
-  }
-
-  /**
-   * @internal Resolves once every write handed over so far is stored (or one of them has been
-   * stuck for `storageTimeoutMs`, as at the end of a turn), with `false` when one was refused
-   * because another writer had claimed the session. `youyou-agent/server` answers a new turn only
-   * once its start is stored: another instance tells a running turn by the stored history.
-   */
-  async _stored(): Promise<boolean> {
-    await this.#scope.writes.drain();
-    return !this.#scope.writes.replaced;
   }
 
   /**

@@ -49,7 +49,7 @@ export async function startTurn(
  * is on its way): the turn cannot run here, `TURN_BUSY`.
  */
 export async function onceStarted(hosted: HostedSession, stream: Response): Promise<Response> {
-  if (await hosted.session._stored()) return stream;
+  if (await hosted.server.stored()) return stream;
   await stream.body?.cancel();
   throw Errors.turnBusy();
 }
@@ -98,13 +98,25 @@ export async function decide(
 
 /**
  * Cancels a turn: the one running here, or — taken over from another instance — the
- * interrupted one, which is discarded. A no-op for a turn that has ended.
+ * interrupted one, which is discarded. Resolves once the turn's end is stored. A no-op for a
+ * turn that has ended.
  */
 export async function cancel(hosted: HostedSession, turnId: string): Promise<void> {
-  if (hosted.running?.id === turnId) return hosted.running.cancel();
-  if (!hosted.running && hosted.session.interruptedTurn?.turnId === turnId) {
+  const running = hosted.running?.id === turnId ? hosted.running : null;
+  if (running) {
+    running.cancel();
+    // Settles once the turn has ended and is durable: its `turn_ended` is stored.
+    await running.result;
+  } else if (!hosted.running && hosted.session.interruptedTurn?.turnId === turnId) {
     await hosted.session.discardInterruptedTurn();
-  }
+  } else return;
+  await hosted.server.stored();
+}
+
+/** Discards the interrupted turn of a session held here; resolves once that is stored. */
+export async function discard(hosted: HostedSession): Promise<void> {
+  await hosted.session.discardInterruptedTurn();
+  await hosted.server.stored();
 }
 
 /** Resolves once `turn` waits for `callId` (or has ended); bounded. */

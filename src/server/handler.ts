@@ -3,11 +3,14 @@
  * (Node through `toNodeListener`, or any framework that speaks `Request`/`Response`).
  * @module
  */
+import * as z from 'zod/mini';
 import { AgentError, Errors } from '../errors.js';
+import type { SessionSummary } from '../types.js';
 import { parseInput } from '../validate.js';
 import { TURN_ID_HEADER } from '../remote/wire.js';
+import { serverPort } from '../runtime/server-port.js';
 import { ContinueBody, CreateBody, DecisionBody, ListQuery, TurnBody } from './bodies.js';
-import { cancel, continueTurn, decide, onceStarted, startTurn, turnOptions } from './commands.js';
+import { cancel, continueTurn, decide, discard, onceStarted, startTurn, turnOptions } from './commands.js';
 import { empty, errorResponse, json, NoRoute, readJson, ServerErrors } from './http.js';
 import {
   resolveHandlerOptions,
@@ -37,10 +40,10 @@ const STORED_POSITION = 'stored.0';
  * });
  * createServer(toNodeListener(handler)).listen(3000);
  */
-export function createAgentHandler(options: AgentHandlerOptions): (request: Request) => Promise<Response> {
+export function createAgentHandler(options: AgentHandlerOptions): AgentHandler {
   const resolved = resolveHandlerOptions(options);
   const host = new SessionHost(resolved.agent, resolved);
-  return async (request) => {
+  const handler = async (request: Request): Promise<Response> => {
     const context: ErrorContext = { route: 'unknown', userId: null, sessionId: null };
     try {
       const user = await authorize(resolved, request);
@@ -55,6 +58,37 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
       return errorResponse(error, (detail) => resolved.reportError(detail, context));
     }
   };
+  return Object.assign(handler, {
+    close: (closeOptions: { timeoutMs?: number } = {}) => {
+      const { timeoutMs } = parseInput(CloseOptions, closeOptions, 'options');
+      return host.shutdown(timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
+    },
+  });
+}
+
+/** How long `handler.close()` lets running turns end by default. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+
+const CloseOptions = /* @__PURE__ */ (() =>
+  z.strictObject({ timeoutMs: z.optional(z.number().check(z.int(), z.minimum(0))) }))();
+
+/**
+ * The agent's HTTP handler: a web-standard `(request) => Promise<Response>` (mount it with
+ * `toNodeListener`, or in any framework that speaks `Request`/`Response`), with `close` to stop
+ * the instance.
+ * @example
+ * const handler = createAgentHandler(options);
+ * process.once('SIGTERM', () => void handler.close({ timeoutMs: 10_000 }).then(() => process.exit(0)));
+ */
+export interface AgentHandler {
+  (request: Request): Promise<Response>;
+  /**
+   * Stops the instance. From the call on, new sessions and turns get 503 `SERVER_BUSY`. Running
+   * turns get `timeoutMs` (default 10 000) to end; then they are interrupted (no `turn_ended`:
+   * another instance recovers them) and every session is released, its lock given back at once.
+   * Resolves once all that is done. Idempotent.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
 /** The caller's user id; `UNAUTHORIZED` unless `authorize` names one. */
@@ -87,6 +121,7 @@ async function answer(
   const lastEventId = request.headers.get('last-event-id');
   switch (route.name) {
     case 'create': {
+      if (host.closing) throw ServerErrors.shuttingDown();
       const body = parseInput(CreateBody, await readJson(request), 'body');
       const config = await sessionConfigFor(body.config, userId, options.sessionConfig);
       const hosted = await host.create(userId, config);
@@ -101,14 +136,15 @@ async function answer(
       return json(200, { ...state, eventId: STORED_POSITION });
     }
     case 'delete': {
-      const hosted = await host.open(userId, route.id, 'command');
-      const storage = hosted!.agent._sessionStorage;
-      await hosted!.release();
+      const hosted = (await host.open(userId, route.id, 'command'))!;
+      await hosted.release();
+      const storage = hosted.server.storage;
       if (storage) await storageCall(() => storage.deleteSession(route.id));
       host.owners.delete(route.id);
       return empty(204);
     }
     case 'turns': {
+      if (host.closing) throw ServerErrors.shuttingDown();
       const body = parseInput(TurnBody, await readJson(request), 'body');
       const opts = turnOptions(body.options, options.outputs);
       const hosted = (await host.open(userId, route.id, 'turn'))!;
@@ -119,6 +155,7 @@ async function answer(
       );
     }
     case 'continue': {
+      if (host.closing) throw ServerErrors.shuttingDown();
       const body = parseInput(ContinueBody, await readJson(request), 'body');
       const hosted = (await host.open(userId, route.id, 'turn'))!;
       const turn = await hosted.hold(() => continueTurn(hosted, body.options));
@@ -129,12 +166,11 @@ async function answer(
     }
     case 'discard': {
       const hosted = (await host.open(userId, route.id, 'command'))!;
-      await hosted.hold(() => hosted.session.discardInterruptedTurn());
+      await hosted.hold(() => discard(hosted));
       return empty(204);
     }
     case 'close': {
-      const hosted = (await host.open(userId, route.id, 'command'))!;
-      await hosted.close();
+      await host.close(userId, route.id);
       return empty(204);
     }
     case 'events': {
@@ -143,13 +179,15 @@ async function answer(
       return followStored(host, userId, route.id, request.signal);
     }
     case 'cancel': {
-      const hosted = (await host.open(userId, route.id, 'command'))!;
-      await hosted.hold(() => cancel(hosted, route.turnId));
+      // A turn that is not the session's running or interrupted one: nothing to do, nothing taken over.
+      const hosted = await host.openForTurn(userId, route.id, route.turnId);
+      if (hosted) await hosted.hold(() => cancel(hosted, route.turnId));
       return empty(202);
     }
     case 'approval': {
       const body = parseInput(DecisionBody, await readJson(request), 'body');
-      const hosted = (await host.open(userId, route.id, 'command'))!;
+      const hosted = await host.openForTurn(userId, route.id, route.turnId);
+      if (!hosted) throw Errors.approvalNotPending(route.callId);
       await hosted.hold(() => decide(hosted, route.turnId, route.callId, body));
       return empty(204);
     }
@@ -160,21 +198,44 @@ async function answer(
   }
 }
 
-/** `GET /sessions`: the caller's sessions only. */
+/**
+ * `GET /sessions`: the caller's sessions only, `limit` of them while there are more. Other users'
+ * sessions in a shared storage are skipped (pages of the storage are read until the page is
+ * full), and the next cursor is the storage's cursor after the caller's last listed session, so
+ * it never names anyone else's.
+ */
 async function list(request: Request, userId: string, host: SessionHost) {
   const url = new URL(request.url);
   const query = parseInput(ListQuery, Object.fromEntries(url.searchParams), 'query');
   const limit = query.limit === undefined ? 20 : Number(query.limit);
   if (limit < 1 || limit > 100) throw Errors.invalidInput('invalid query.limit: expected 1 to 100');
   return host.withAgent(userId, async (agent) => {
-    const storage = agent._sessionStorage;
+    const storage = serverPort(agent).storage;
     if (!storage) return { sessions: [], nextCursor: null };
-    const page = await storageCall(() => storage.listSessions(query.cursor ?? null, limit));
-    const sessions = [];
-    for (const summary of page.sessions) {
-      if (await host.owners.owns(userId, summary.id, storage)) sessions.push(summary);
+    const sessions: SessionSummary[] = [];
+    let cursor = query.cursor ?? null;
+    for (;;) {
+      const page = await storageCall(() => storage.listSessions(cursor, limit));
+      let lastMine = -1;
+      for (const [index, summary] of page.sessions.entries()) {
+        if (sessions.length === limit) break;
+        if (!(await host.owners.ownsListed(userId, summary, storage))) continue;
+        sessions.push(summary);
+        lastMine = index;
+      }
+      if (sessions.length < limit) {
+        if (page.nextCursor === null) return { sessions, nextCursor: null };
+        cursor = page.nextCursor;
+        continue;
+      }
+      // Full. The page's cursor is after its last session: the caller's when that is the last
+      // one listed; else the storage gives the cursor after the caller's last, read up to it.
+      if (lastMine === page.sessions.length - 1) return { sessions, nextCursor: page.nextCursor };
+      return {
+        sessions,
+        nextCursor: (await storageCall(() => storage.listSessions(cursor, lastMine + 1))).nextCursor,
+      };
     }
-    return { sessions, nextCursor: page.nextCursor };
   });
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Agent } from '../agent.js';
 import type { Conversation } from '../conversation/schema.js';
+import { serverPort, type AgentServerPort } from '../runtime/server-port.js';
 import type { RunningTurn, Session } from '../session.js';
 import type { TurnResult } from '../types.js';
 import type { SessionState, WireResult } from '../remote/wire.js';
@@ -26,7 +27,10 @@ const KEPT_RESULTS = 8;
 /** What a hosted session is told by its host. */
 export interface HostedSessionOptions {
   idleTimeoutMs: number;
-  /** Called once the session ended here (closed, released, or taken over by another instance). */
+  /**
+   * Called once the session ended here (closed, released, interrupted, or taken over by another
+   * instance) and its agent is shut down.
+   */
   onEnded: () => void;
   /** Gets the detail of an error whose frames carry only its code's fixed sentence. */
   onError: (error: AgentError) => void;
@@ -46,7 +50,12 @@ export class HostedSession {
   #commands = 0;
   #idle: ReturnType<typeof setTimeout> | null = null;
   #ended = false;
+  /** Set once the session began to end here, whichever way; settles once it has ended. */
   #ending: Promise<void> | null = null;
+  /** Whether `#ending` is the full close path. */
+  #closing = false;
+  /** What the server entry uses of the agent beyond its public API. */
+  readonly server: AgentServerPort;
 
   constructor(
     readonly agent: Agent,
@@ -55,12 +64,13 @@ export class HostedSession {
     private readonly options: HostedSessionOptions,
   ) {
     this.#redactor = new FrameRedactor(options.onError);
+    this.server = serverPort(agent);
     session.conversation.subscribe({
       next: (state) => {
         this.#rawConversation = state;
         if (this.#conversation === undefined || !this.#redactor.waitsForEvent(state)) this.#publishConversation();
       },
-      complete: () => this.#end(),
+      complete: () => this.#stopped(),
     });
     session.events.subscribe((event) => {
       const safe = this.#redactor.event(event);
@@ -90,6 +100,14 @@ export class HostedSession {
   /** Whether the session ended here. */
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /**
+   * While the session is ending here (released, closed, interrupted, taken over): settles once it
+   * has ended. `null` while it is open. A request that finds it ending waits, then opens it again.
+   */
+  get ending(): Promise<void> | null {
+    return this.#ending;
   }
 
   /** The session as it is now. */
@@ -209,35 +227,52 @@ export class HostedSession {
    * running turn is cancelled), then shuts its agent down.
    */
   release(): Promise<void> {
-    this.#ending ??= this.#drop().then(() => this.#shutdown());
+    this.#ending ??= this.#leave(() => this.server.release());
     return this.#ending;
   }
 
   /**
-   * The dropped-handle path of the Session machine (what a garbage-collected handle takes):
-   * resolves once the session has ended. A session already closing goes its own way.
+   * Stops the session here at once, storing nothing more: a running turn is left interrupted (no
+   * `turn_ended`) for the instance that opens the session next, and the lock is given back. Its
+   * streams end first, so no client hears a cancel that is not stored.
    */
-  #drop(): Promise<void> {
-    const ended = new Promise<void>((resolve) => {
-      if (this.#ended) return resolve();
-      this.session.conversation.subscribe({ complete: () => resolve() });
-    });
-    const ref = this.agent.actor.getSnapshot().children.session;
-    const snapshot = ref?.getSnapshot();
-    if (snapshot?.status === 'active' && snapshot.context.closeRequested === null)
-      ref!.send({ type: 'DROP' });
-    return ended;
-  }
-
-  /** Closes the session (its full close path), then shuts its agent down. */
-  close(): Promise<void> {
-    this.#ending ??= this.session.close().then(() => this.#shutdown());
+  interrupt(): Promise<void> {
+    if (this.#ending === null) {
+      this.log.end();
+      this.#ending = this.#leave(() => this.server.interrupt());
+    }
     return this.#ending;
   }
 
-  async #shutdown(): Promise<void> {
-    this.#end();
+  /**
+   * Closes the session (its full close path: `session_end`, memory extraction), then shuts its
+   * agent down. `false` when the session was already ending another way (a release, a take-over):
+   * it has ended once this settles, without the close path, and the caller opens it again.
+   */
+  async close(): Promise<boolean> {
+    if (this.#ending === null) {
+      this.#closing = true;
+      this.#ending = this.#leave(() => this.session.close());
+    }
+    const closing = this.#closing;
+    await this.#ending;
+    return closing;
+  }
+
+  /** Ends the session by `stop`, then shuts its agent down; never rejects. */
+  async #leave(stop: () => Promise<void>): Promise<void> {
+    // Called before `#ending` is set: stop the idle timer here rather than through `#touch`.
+    if (this.#idle !== null) clearTimeout(this.#idle);
+    this.#idle = null;
+    try {
+      await stop();
+    } catch {
+      // the session's own close reports what failed in it; it is over here either way
+    }
     await this.agent.shutdown();
+    this.#ended = true;
+    this.log.end();
+    this.options.onEnded();
   }
 
   #wireResult(turnId: string, result: TurnResult): WireResult {
@@ -259,20 +294,17 @@ export class HostedSession {
       clearTimeout(this.#idle);
       this.#idle = null;
     }
-    if (this.#ended || this.running !== null || this.#streams > 0 || this.#commands > 0) return;
+    if (this.#ending !== null || this.running !== null || this.#streams > 0 || this.#commands > 0) return;
     this.#idle = setTimeout(() => void this.release(), this.options.idleTimeoutMs);
     // A released session needs no process kept alive for it.
     this.#idle.unref?.();
   }
 
-  #end(): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    if (this.#idle !== null) clearTimeout(this.#idle);
+  /** The session stopped (its conversation completed): its streams end. */
+  #stopped(): void {
     this.log.end();
-    this.options.onEnded();
     // A session that ended by itself (taken over by another instance) frees its agent too.
-    if (this.#ending === null) this.#ending = this.agent.shutdown();
+    this.#ending ??= this.#leave(async () => {});
   }
 }
 

@@ -39,7 +39,16 @@ export const ServerErrors = {
   unauthorized: () => new AgentError('UNAUTHORIZED', 'the request is not authorized'),
   serverBusy: (limit: number) =>
     new AgentError('SERVER_BUSY', `this instance holds ${limit} open sessions already`),
+  userBusy: (limit: number) => new UserAtLimit(limit),
+  shuttingDown: () => new AgentError('SERVER_BUSY', 'this instance is shutting down'),
 } as const;
+
+/** One user's open sessions at `maxOpenSessionsPerUser`: 429 with code `SERVER_BUSY`. */
+export class UserAtLimit extends AgentError {
+  constructor(limit: number) {
+    super('SERVER_BUSY', `this user holds ${limit} open sessions already`);
+  }
+}
 
 /** A body over {@link MAX_BODY_BYTES}: 413 with code `INVALID_INPUT`. */
 export class BodyTooLarge extends AgentError {
@@ -78,6 +87,8 @@ export function errorResponse(error: unknown, report: (error: AgentError) => voi
   if (error instanceof NoRoute) return json(404, { error: { code: error.code, message: error.message } });
   if (error instanceof BodyTooLarge)
     return json(413, { error: { code: error.code, message: error.message } });
+  if (error instanceof UserAtLimit)
+    return json(429, { error: { code: error.code, message: error.message } }, { 'retry-after': '1' });
   const agentError = asAgentError(error);
   const status = STATUS[agentError.code] ?? 500;
   const shown = publicError(agentError);

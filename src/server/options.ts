@@ -54,6 +54,11 @@ export interface AgentHandlerOptions {
   idleTimeoutMs?: number;
   /** The most sessions this instance holds; beyond it, 503 `SERVER_BUSY`. Default 1_000. */
   maxOpenSessions?: number;
+  /**
+   * The most sessions one user holds open on this instance (followers included); beyond it, 429
+   * `SERVER_BUSY`. Default 20.
+   */
+  maxOpenSessionsPerUser?: number;
   /** A model proxy for browser-side agents (the key stays on the server). */
   modelProxy?: ModelProxySettings;
   /**
@@ -90,6 +95,7 @@ const OptionsSchema = /* @__PURE__ */ (() =>
     basePath: z.optional(z.string().check(z.regex(/^(\/[A-Za-z0-9._~-]+)*$/))),
     idleTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
     maxOpenSessions: z.optional(z.number().check(z.int(), z.positive())),
+    maxOpenSessionsPerUser: z.optional(z.number().check(z.int(), z.positive())),
     modelProxy: z.optional(ModelProxyOptionsSchema),
     onError: z.optional(z.custom<NonNullable<AgentHandlerOptions['onError']>>(isFunction, 'must be a function')),
     sessionConfig: z.optional(
@@ -105,6 +111,7 @@ export interface ResolvedHandlerOptions {
   basePath: string;
   idleTimeoutMs: number;
   maxOpenSessions: number;
+  maxOpenSessionsPerUser: number;
   modelProxy: ModelProxySettings | null;
   /** Calls `onError` (or `console.error`); never throws. */
   reportError: (error: AgentError, context: ErrorContext) => void;
@@ -121,6 +128,7 @@ export function resolveHandlerOptions(options: AgentHandlerOptions): ResolvedHan
     basePath: parsed.basePath ?? '/agent',
     idleTimeoutMs: parsed.idleTimeoutMs ?? 60_000,
     maxOpenSessions: parsed.maxOpenSessions ?? 1_000,
+    maxOpenSessionsPerUser: parsed.maxOpenSessionsPerUser ?? 20,
     modelProxy: parsed.modelProxy ?? null,
     reportError: safeReporter(parsed.onError),
     sessionConfig: parsed.sessionConfig ?? null,

@@ -7,7 +7,7 @@
  */
 import * as z from 'zod/mini';
 import type { SessionStorage } from '../ports/storage.js';
-import type { SessionEvent } from '../types.js';
+import type { SessionEvent, SessionSummary } from '../types.js';
 
 /** The metadata key of the owner record. */
 export const SESSION_OWNER_KEY = 'session_owner';
@@ -53,17 +53,49 @@ export class OwnerCache {
   }
 
   /**
-   * Whether `userId` owns the session: from the cache, else from its stored events (`null`
-   * events: an unknown session, owned by nobody).
+   * Whether `userId` owns the session: from the cache, else from storage (an unknown session is
+   * owned by nobody).
    */
   async owns(userId: string, sessionId: string, storage: SessionStorage | null): Promise<boolean> {
     const known = this.#owners.get(sessionId);
     if (known !== undefined) return known === userId;
     if (!storage) return false;
-    const events = await storage.loadSession(sessionId);
-    const owner = events === null ? null : ownerOf(events);
+    const owner = await storedOwner(storage, sessionId);
     if (owner === null) return false;
     this.set(sessionId, owner);
     return owner === userId;
   }
+
+  /** Whether `userId` owns a listed session: its summary's owner when it has one, else as `owns`. */
+  async ownsListed(userId: string, summary: SessionSummary, storage: SessionStorage): Promise<boolean> {
+    const owner = (summary as OwnedSummary).owner;
+    if (typeof owner !== 'string') return this.owns(userId, summary.id, storage);
+    this.set(summary.id, owner);
+    return owner === userId;
+  }
+}
+
+/** A summary that names its owner (storages that keep it with the summary). */
+interface OwnedSummary extends SessionSummary {
+  owner?: string;
+}
+
+/** A storage that reads one session's summary without its events. */
+interface SummaryReader {
+  loadSummary?: (sessionId: string) => Promise<OwnedSummary | null>;
+}
+
+/**
+ * The owner of a stored session: from its summary when the storage reads one alone and it names
+ * the owner, else from the owner record among its events; `null` for an unknown session.
+ */
+async function storedOwner(storage: SessionStorage, sessionId: string): Promise<string | null> {
+  const reader = storage as SessionStorage & SummaryReader;
+  if (typeof reader.loadSummary === 'function') {
+    const summary = await reader.loadSummary(sessionId);
+    if (summary === null) return null;
+    if (typeof summary.owner === 'string') return summary.owner;
+  }
+  const events = await storage.loadSession(sessionId);
+  return events === null ? null : ownerOf(events);
 }

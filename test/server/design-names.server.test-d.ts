@@ -18,7 +18,7 @@ import type {
   TurnResult,
 } from '../../src/index.js';
 import { RemoteAgent, type RemoteSession, type RemoteTurn } from '../../src/remote.js';
-import { createAgentHandler, toNodeListener } from '../../src/server.js';
+import { createAgentHandler, toNodeListener, type AgentHandler } from '../../src/server.js';
 
 declare const build: (userId: string) => Promise<Agent>;
 
@@ -31,6 +31,7 @@ describe('youyou-agent/server', () => {
       basePath: '/agent',
       idleTimeoutMs: 60_000,
       maxOpenSessions: 1_000,
+      maxOpenSessionsPerUser: 20,
       modelProxy: {
         upstream: 'https://api.openai.com/v1',
         apiKey: 'k',
@@ -38,7 +39,9 @@ describe('youyou-agent/server', () => {
         maxOutputTokens: 1000,
       },
     });
-    expectTypeOf(handler).toEqualTypeOf<(request: Request) => Promise<Response>>();
+    expectTypeOf(handler).toEqualTypeOf<AgentHandler>();
+    expectTypeOf(handler).toBeCallableWith(new Request('https://app.example/agent/sessions'));
+    expectTypeOf(handler.close).toEqualTypeOf<(options?: { timeoutMs?: number }) => Promise<void>>();
     expectTypeOf(toNodeListener(handler)).toEqualTypeOf<
       (req: IncomingMessage, res: ServerResponse) => void
     >();
