@@ -24,7 +24,7 @@ import { generateId } from './ids.js';
 import type { Conversation } from './conversation/schema.js';
 import { closeInterruptedTurn, interruptedTurnView } from './runtime/interrupted-turn.js';
 import type { SessionScope } from './runtime/session-scope.js';
-import type { TurnOptions, TurnRun } from './runtime/turn-run.js';
+import type { TurnContinuation, TurnOptions, TurnRun } from './runtime/turn-run.js';
 import {
   UserInputSchema,
   type AgentEvent,
@@ -266,13 +266,18 @@ export class Session {
    */
   async continueTurn(options: ContinueTurnOptions = {}): Promise<RunningTurn> {
     const parsed = parseInput(ContinueOptionsSchema, options, 'options');
+    return this._continue({ rerunMaybeExecuted: parsed.rerunMaybeExecuted === true });
+  }
+
+  /** @internal `continueTurn` with its continuation as the runtime takes it (a server's recovery). */
+  _continue(continuation: TurnContinuation): RunningTurn {
     this.#assertIdle();
     const loaded = this.#scope.interrupted;
     if (!loaded) throw Errors.invalidInput('there is no interrupted turn to continue');
     const turn = this.#scope.beginTurn(
       loaded.turnId,
       null,
-      { rerunMaybeExecuted: parsed.rerunMaybeExecuted === true },
+      continuation,
       // The agent's budgets hold for a continued turn too.
       { output: null, budget: turnBudget(this.#scope.services.config.budget, undefined) },
     );

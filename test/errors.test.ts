@@ -129,6 +129,7 @@ const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSour
   },
   UNAUTHORIZED: { make: () => ServerErrors.unauthorized(), source: 'agent', says: ['not authorized'] },
   SERVER_BUSY: { make: () => ServerErrors.serverBusy(1000), source: 'agent', says: ['1000 open sessions'] },
+  RECOVERY_EXHAUSTED: { make: () => Errors.recoveryExhausted(3), source: 'agent', says: ['3 times without progress'] },
 };
 
 describe('every error code', () => {

@@ -33,6 +33,12 @@ export interface ToolHandler<A = unknown> {
   /** A mutating tool makes its whole batch run serially, in call order. Default `false`. */
   mutating?: boolean;
   /**
+   * Safe to run again after a crash: a mutating call that may have run when its server stopped
+   * runs again on recovery instead of answering "outcome unknown" (an upsert by key, a payment
+   * with an idempotency key). Default `false`.
+   */
+  idempotent?: boolean;
+  /**
    * Whether a call waits for a human decision (`turn.approve` / `turn.deny`) before it runs.
    * Asked after the arguments are validated. Default `false`.
    */
@@ -65,6 +71,8 @@ export interface ToolDefinition<S extends $ZodType> {
   description: string;
   parameters: S;
   mutating?: boolean;
+  /** Safe to run again after a crash (see {@link ToolHandler.idempotent}). */
+  idempotent?: boolean;
   /** Whether a call waits for `turn.approve` / `turn.deny`; a function sees the validated arguments. */
   needsApproval?: boolean | ApprovalCheck<output<S>>;
   execute(input: ToolExecuteInput<output<S>>): Promise<ToolOutput | string> | ToolOutput | string;
@@ -115,6 +123,7 @@ export function defineTool<S extends $ZodType>(definition: ToolDefinition<S>): T
     execute: async (input) => execute(input),
   };
   if (definition.mutating !== undefined) tool.mutating = definition.mutating;
+  if (definition.idempotent !== undefined) tool.idempotent = definition.idempotent;
   if (definition.needsApproval !== undefined) tool.needsApproval = definition.needsApproval;
   return tool;
 }

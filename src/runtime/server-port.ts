@@ -8,6 +8,7 @@
  */
 import type { Agent } from '../agent.js';
 import type { SessionStorage } from '../ports/storage.js';
+import type { SessionEventPayload } from '../types.js';
 import { closeRequested } from '../session.js';
 
 /** @internal The server's view of one agent and the session it holds. */
@@ -32,6 +33,8 @@ export interface AgentServerPort {
    * stuck for `storageTimeoutMs`); `false` when one was refused because another writer claimed it.
    */
   stored(): Promise<boolean>;
+  /** Stores a record beside the open session's messages (in order with its other writes). */
+  record(payload: SessionEventPayload): void;
 }
 
 /**
@@ -57,6 +60,7 @@ export function serverPort(agent: Agent): AgentServerPort {
     isMutating: (toolName) => services.tools.isMutating(toolName),
     release: () => end(false),
     interrupt: () => end(true),
+    record: (payload) => scope?.record(payload),
     stored: async () => {
       if (!scope) return true;
       await scope.writes.drain();

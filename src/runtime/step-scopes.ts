@@ -152,6 +152,8 @@ export function resumeScope(session: SessionScope, turn: TurnRun): ResumeTurnSco
       return { loaded, view };
     },
     rerunMaybeExecuted: turn.continuation?.rerunMaybeExecuted === true,
+    isIdempotent: (name) => session.services.tools.tool(name)?.idempotent === true,
+    recovery: turn.continuation?.recovery ?? null,
     hook,
     emit,
     append: (message) => session.append(message),

@@ -51,6 +51,18 @@ export class ResponseDraft {
 export interface TurnContinuation {
   /** Run again a mutating call that may already have run, instead of reporting its outcome unknown. */
   rerunMaybeExecuted: boolean;
+  /** Set when a server recovers the turn after its instance stopped. */
+  recovery?: TurnRecovery;
+}
+
+/** A server's recovery of a turn: which one it is, and whether the turn's runs are spent. */
+export interface TurnRecovery {
+  /** 1 for the first recovery of the turn. */
+  attempt: number;
+  /** The turn died too often without progress: it ends `failed` (`RECOVERY_EXHAUSTED`), unrun. */
+  exhausted: boolean;
+  /** Its runs that died since its last progress. */
+  runs: number;
 }
 
 /** The turn in flight. */

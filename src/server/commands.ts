@@ -59,6 +59,8 @@ export async function continueTurn(
   hosted: HostedSession,
   options: { rerunMaybeExecuted?: boolean } | undefined,
 ): Promise<RunningTurn> {
+  // The server already went on with the turn a stopped instance left: the caller follows it.
+  if (hosted.running && hosted.running === hosted.recovered) return hosted.running;
   if (hosted.running) throw Errors.turnBusy();
   const turn = await hosted.session.continueTurn(options ?? {});
   hosted.track(turn);

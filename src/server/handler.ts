@@ -21,6 +21,7 @@ import {
 import { proxyModelRequest } from './model-proxy.js';
 import { matchRoute, type Route } from './routes.js';
 import { sessionConfigFor } from './session-config.js';
+import { startRecoverySweep } from './recovery-sweep.js';
 import { SessionHost } from './session-host.js';
 import { followStored } from './stored-follow.js';
 import { storedState } from './stored-state.js';
@@ -43,6 +44,12 @@ const STORED_POSITION = 'stored.0';
 export function createAgentHandler(options: AgentHandlerOptions): AgentHandler {
   const resolved = resolveHandlerOptions(options);
   const host = new SessionHost(resolved.agent, resolved);
+  const find = resolved.recovery?.find;
+  const sweep = find
+    ? startRecoverySweep(host, { find, sweepIntervalMs: resolved.recovery!.sweepIntervalMs }, (error, sessionId, userId) =>
+        resolved.reportError(error, { route: 'recovery', userId, sessionId }),
+      )
+    : null;
   const handler = async (request: Request): Promise<Response> => {
     const context: ErrorContext = { route: 'unknown', userId: null, sessionId: null };
     try {
@@ -61,6 +68,7 @@ export function createAgentHandler(options: AgentHandlerOptions): AgentHandler {
   return Object.assign(handler, {
     close: (closeOptions: { timeoutMs?: number } = {}) => {
       const { timeoutMs } = parseInput(CloseOptions, closeOptions, 'options');
+      sweep?.stop();
       return host.shutdown(timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
     },
   });

@@ -41,6 +41,8 @@ export class HostedSession {
   readonly log = new FrameLog();
   /** The turn in flight, started here. */
   running: RunningTurn | null = null;
+  /** The running turn, when this instance recovered it (its instance had stopped). */
+  recovered: RunningTurn | null = null;
   /** The conversation as clients read it (see {@link FrameRedactor}). */
   #conversation!: Conversation;
   #rawConversation: Conversation | undefined;
@@ -133,8 +135,9 @@ export class HostedSession {
   }
 
   /** Follows a turn started here: its result becomes a `result` frame. */
-  track(turn: RunningTurn): void {
+  track(turn: RunningTurn, recovered = false): void {
     this.running = turn;
+    this.recovered = recovered ? turn : null;
     this.#touch();
     void turn.result.then(async (result) => {
       // The conversation shows a turn until its result settles; let that change go out first.

@@ -36,6 +36,19 @@ export interface ErrorContext {
   sessionId: string | null;
 }
 
+/** How a handler recovers the turns of instances that stopped (`createAgentHandler`'s `recovery`). */
+export interface RecoveryOptions {
+  /** The sessions to recover, for the sweep. Without it, sessions are recovered on request only. */
+  find?: () => Promise<readonly { sessionId: string; userId: string }[]>;
+  /** How often the sweep runs, in ms. Default 5_000. */
+  sweepIntervalMs?: number;
+  /**
+   * How many runs of one turn may die in a row without progress (a stored model response or tool
+   * result); the next recovery ends the turn `failed` with `RECOVERY_EXHAUSTED`. Default 3.
+   */
+  maxAttempts?: number;
+}
+
 /** Options of `createAgentHandler`. */
 export interface AgentHandlerOptions {
   /**
@@ -59,6 +72,17 @@ export interface AgentHandlerOptions {
    * `SERVER_BUSY`. Default 20.
    */
   maxOpenSessionsPerUser?: number;
+  /**
+   * A turn survives its instance: when the instance that ran a turn stopped (a crash, a SIGKILL,
+   * a deploy), another instance goes on with it under the same turn id, as `continueTurn()`
+   * would. It starts on any request for the session (a reconnect and `GET …/events` included)
+   * once the session's lease is free or expired, and every `sweepIntervalMs` over what `find()`
+   * lists (`findInterruptedSessions` in `youyou-agent/postgres`). A turn awaiting approval is
+   * parked until someone decides. `false` turns it off. Default: on, on request only.
+   * @example
+   * recovery: { find: () => findInterruptedSessions(sql), maxAttempts: 3 }
+   */
+  recovery?: false | RecoveryOptions;
   /** A model proxy for browser-side agents (the key stays on the server). */
   modelProxy?: ModelProxySettings;
   /**
@@ -96,6 +120,16 @@ const OptionsSchema = /* @__PURE__ */ (() =>
     idleTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
     maxOpenSessions: z.optional(z.number().check(z.int(), z.positive())),
     maxOpenSessionsPerUser: z.optional(z.number().check(z.int(), z.positive())),
+    recovery: z.optional(
+      z.union([
+        z.literal(false),
+        z.strictObject({
+          find: z.optional(z.custom<NonNullable<RecoveryOptions['find']>>(isFunction, 'must be a function')),
+          sweepIntervalMs: z.optional(z.number().check(z.int(), z.positive())),
+          maxAttempts: z.optional(z.number().check(z.int(), z.positive())),
+        }),
+      ]),
+    ),
     modelProxy: z.optional(ModelProxyOptionsSchema),
     onError: z.optional(z.custom<NonNullable<AgentHandlerOptions['onError']>>(isFunction, 'must be a function')),
     sessionConfig: z.optional(
@@ -112,6 +146,8 @@ export interface ResolvedHandlerOptions {
   idleTimeoutMs: number;
   maxOpenSessions: number;
   maxOpenSessionsPerUser: number;
+  /** `null` when recovery is off. */
+  recovery: { find: RecoveryOptions['find'] | null; sweepIntervalMs: number; maxAttempts: number } | null;
   modelProxy: ModelProxySettings | null;
   /** Calls `onError` (or `console.error`); never throws. */
   reportError: (error: AgentError, context: ErrorContext) => void;
@@ -129,6 +165,14 @@ export function resolveHandlerOptions(options: AgentHandlerOptions): ResolvedHan
     idleTimeoutMs: parsed.idleTimeoutMs ?? 60_000,
     maxOpenSessions: parsed.maxOpenSessions ?? 1_000,
     maxOpenSessionsPerUser: parsed.maxOpenSessionsPerUser ?? 20,
+    recovery:
+      parsed.recovery === false
+        ? null
+        : {
+            find: parsed.recovery?.find ?? null,
+            sweepIntervalMs: parsed.recovery?.sweepIntervalMs ?? 5_000,
+            maxAttempts: parsed.recovery?.maxAttempts ?? 3,
+          },
     modelProxy: parsed.modelProxy ?? null,
     reportError: safeReporter(parsed.onError),
     sessionConfig: parsed.sessionConfig ?? null,

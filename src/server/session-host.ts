@@ -22,6 +22,8 @@ import { findInterruptedTurn } from '../persistence/interrupted-turn.js';
 import { serverPort } from '../runtime/server-port.js';
 import type { SessionConfig } from '../types.js';
 import { HostedSession } from './hosted-session.js';
+import { asAgentError } from './public-error.js';
+import { recoverTurn } from './recovery.js';
 import { ServerErrors } from './http.js';
 import type { ErrorContext } from './options.js';
 import { OwnerCache, ownerEvent } from './ownership.js';
@@ -55,6 +57,7 @@ export class SessionHost {
       maxOpenSessions: number;
       maxOpenSessionsPerUser: number;
       reportError?: (error: AgentError, context: ErrorContext) => void;
+      recovery?: { maxAttempts: number } | null;
     },
   ) {
     this.room = new Room(limits);
@@ -217,11 +220,29 @@ export class SessionHost {
         }
         session = await agent.resumeSession(sessionId, { ifLocked: 'steal' });
       }
-      return this.#host(agent, session, userId, place);
+      const hosted = this.#host(agent, session, userId, place);
+      await this.#recover(hosted);
+      return hosted;
     } catch (error) {
       place.free();
       await agent?.shutdown();
       throw error;
+    }
+  }
+
+  /**
+   * A session just opened here whose turn was cut off (its instance stopped): the turn goes on
+   * here before the request is answered. A failed recovery is reported, and leaves the turn
+   * interrupted for the next request or sweep.
+   */
+  async #recover(hosted: HostedSession): Promise<void> {
+    const recovery = this.limits.recovery;
+    if (!recovery) return;
+    try {
+      const turn = await recoverTurn(hosted.session, hosted.server, recovery.maxAttempts);
+      if (turn) hosted.track(turn, true);
+    } catch (error) {
+      this.limits.reportError?.(asAgentError(error), { route: 'recovery', userId: hosted.owner, sessionId: hosted.id });
     }
   }
 

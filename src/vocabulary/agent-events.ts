@@ -55,10 +55,12 @@ export const AgentEventPayloadSchema = /* @__PURE__ */ (() =>
     }),
     // Another tab (or Agent) took this session over; the session cancels its turn and closes.
     z.strictObject({ type: z.literal('session_lock_lost'), by: z.enum(['steal', 'writer_replaced']) }),
-    // The first event of a turn continued after a reload (`session.continueTurn()`).
+    // The first event of a turn continued after a reload (`session.continueTurn()`), or
+    // recovered by a server after its instance stopped (`recovery`).
     z.strictObject({
       type: z.literal('turn_resumed'),
       reason: z.enum(['awaiting_approval', 'awaiting_model', 'tools_unfinished']),
+      recovery: z.optional(z.strictObject({ attempt: z.number().check(z.int(), z.minimum(1)) })),
     }),
     z.strictObject({
       type: z.literal('approval_requested'),

@@ -45,6 +45,7 @@ export const AGENT_ERROR_CODES = [
   'TOOL_SOURCE_UNAVAILABLE',
   'UNAUTHORIZED',
   'SERVER_BUSY',
+  'RECOVERY_EXHAUSTED',
 ] as const;
 /** Schema of {@link AgentErrorCode}. */
 export const AgentErrorCodeSchema = /* @__PURE__ */ (() => z.enum(AGENT_ERROR_CODES))();

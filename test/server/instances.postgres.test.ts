@@ -14,6 +14,7 @@ import { remoteFor } from './support.js';
 import { codeOf, eventOf, eventually, instancesWorld, post } from './instances-world.js';
 import {
   endedStatuses,
+  recoveryRows,
   expectCleanHistory,
   kindOf,
   startInstance,
@@ -203,8 +204,8 @@ describe('two instances, one database', () => {
     expect(endedStatuses(after)).toEqual(['cancelled', 'completed']);
   });
 
-  it('an instance that dies mid-turn: its session is taken over after leaseMs, not before', async () => {
-    const { schema, a, b } = await twoInstances({ leaseMs: 1_500 });
+  it('an instance that dies mid-turn: after leaseMs, the next request recovers its turn; not before', async () => {
+    const { schema, world, a, b } = await twoInstances({ leaseMs: 1_500 });
     const session = await remoteFor(a.server.url, 'alice').newSession();
     const turn = await session.sendMessage('hang 3');
     await eventOf(turn, 'text_delta');
@@ -214,25 +215,32 @@ describe('two instances, one database', () => {
       userTexts(await storedRows(observer, schema, session.id)).includes('hang 3'),
     );
     await a.crash();
-    // Its lease still runs: the stored turn has not ended, so a new turn is refused.
+    // Its lease still runs: a new turn is refused, and nothing is recovered yet.
     const busy = await post(b.server, `/sessions/${session.id}/turns`, { input: 'say 4' });
     expect([busy.status, await codeOf(busy)]).toEqual([409, 'TURN_BUSY']);
-    const statuses: number[] = [];
+    expect(recoveryRows(await storedRows(observer, schema, session.id))).toEqual([]);
+    // Once the lease ran out, a request opens the session on B, which goes on with the dead
+    // instance's turn under its id before it answers (still 409 for a new turn while it runs).
+    const recovered = await eventually(async () => {
+      const answer = await post(b.server, `/sessions/${session.id}/turns`, { input: 'say 4' });
+      expect([answer.status, await codeOf(answer)]).toEqual([409, 'TURN_BUSY']);
+      const rows = recoveryRows(await storedRows(observer, schema, session.id));
+      return rows.length > 0 && rows;
+    });
+    expect(recovered).toEqual([{ turnId: turn.id, attempt: 1, at: expect.any(String) }]);
+    expect(await holderOf(schema, session.id)).toBe('B');
+    world.hold('3').resolve();
     const taken = await eventually(async () => {
       const answer = await post(b.server, `/sessions/${session.id}/turns`, { input: 'say 4' }, true);
-      statuses.push(answer.status);
       if (answer.status === 200) return answer;
       expect(await codeOf(answer)).toBe('TURN_BUSY');
       return null;
     });
     await taken.text(); // the stream ends after the turn's result
-    expect(await holderOf(schema, session.id)).toBe('B');
     const rows = await expectCleanHistory(observer, schema, session.id);
     expect(userTexts(rows)).toEqual(['hang 3', 'say 4']);
-    // The dead instance's turn is closed as it was (discarded), then B's turn runs.
-    expect(endedStatuses(rows)).toHaveLength(2);
-    expect(endedStatuses(rows)[1]).toBe('completed');
-    expect(statuses.slice(0, -1).every((s) => s === 409)).toBe(true);
+    // The dead instance's turn completed on B, then B's own turn ran.
+    expect(endedStatuses(rows)).toEqual(['completed', 'completed']);
   });
 
   it('an instance that dies while a turn awaits approval: the approval sent to the other runs the tool once', async () => {

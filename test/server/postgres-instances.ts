@@ -185,3 +185,10 @@ export async function expectCleanHistory(
 
 /** The kinds of messages, for a compact comparison. */
 export const typesOf = (messages: readonly Message[]) => messages.map((m) => m.type);
+
+/** The values of the stored `turn_recovery` records, in order. */
+export function recoveryRows(rows: readonly StoredRow[]): unknown[] {
+  return rows.flatMap(({ event }) =>
+    kindOf(event) === 'turn_recovery' ? [(event.payload as { value: unknown }).value] : [],
+  );
+}

@@ -10,7 +10,7 @@ import { reply, ScriptedModelProvider } from '../../src/testing/index.js';
 import { createAgentHandler } from '../../src/server.js';
 import { SharedSessionLock } from '../support/shared-lock.js';
 import { deferred } from '../support/waits.js';
-import { codeOf, eventOf, within } from './instances-world.js';
+import { codeOf, eventOf, eventually, within } from './instances-world.js';
 import {
   agentFactory,
   bearerAuthorize,
@@ -30,6 +30,11 @@ const post = (server: RunningServer, path: string, body: unknown = {}) =>
     headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
+
+const recoveries = (events: readonly SessionEvent[] | null) =>
+  (events ?? []).flatMap(({ payload }) =>
+    payload.type === 'metadata' && payload.key === 'turn_recovery' ? [payload.value] : [],
+  );
 
 const endedTurns = (events: readonly SessionEvent[] | null) =>
   (events ?? []).flatMap(({ payload }) =>
@@ -92,13 +97,17 @@ it('interrupts a running turn after timeoutMs and gives its lease back; another 
   expect(endedTurns(stored)).not.toContain(longTurn.id);
   expect(endedTurns(await world.storageFor('alice').loadSession(short.id))).toContain(shortTurn.id);
 
-  // Another instance on the same storage and lock takes it over at once and finishes the turn.
+  // Another instance on the same storage and lock opens it at once (no steal) and recovers the
+  // turn under its id before it answers: nobody has to call continueTurn().
   const b = await startHandler({ provider, world, lock: lock.forHolder('B') });
   servers.push(b);
   const onB = await remoteFor(b.url, 'alice').resumeSession(long.id);
-  expect(onB.interruptedTurn?.turnId).toBe(longTurn.id);
+  expect(onB.interruptedTurn).toBeNull();
   expect(lock.steals).toBe(0);
-  const continued = await onB.continueTurn();
-  expect((await continued.result).status).toBe('completed');
+  const ended = await eventually(async () => {
+    const events = await world.storageFor('alice').loadSession(long.id);
+    return endedTurns(events).includes(longTurn.id) ? events : null;
+  });
+  expect(recoveries(ended)).toEqual([{ turnId: longTurn.id, attempt: 1, at: expect.any(String) }]);
   expect(lock.holderOf(long.id)).toBe('B');
 });

@@ -10,7 +10,8 @@
 import type { ResumeTurnOutput, StepInput } from '../../../machines/turn.types.js';
 import * as Errors from '../../error-constructors.js';
 import type { LoadedInterruptedTurn } from '../../persistence/resume.js';
-import { TOOL_OUTCOME_UNKNOWN_TEXT } from '../../prompt/tool-result-texts.js';
+import { TOOL_OUTCOME_UNKNOWN_SERVER_TEXT, TOOL_OUTCOME_UNKNOWN_TEXT } from '../../prompt/tool-result-texts.js';
+import type { TurnRecovery } from '../turn-run.js';
 import { rawToolCallArguments } from '../../tools/raw-arguments.js';
 import type { AgentEventPayload, InterruptedTurn, Message, ToolCallRequest } from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
@@ -20,6 +21,10 @@ export interface ResumeTurnScope {
   /** Closes the interrupted state and returns it (what it was, and its public view). */
   takeInterrupted(): { loaded: LoadedInterruptedTurn; view: InterruptedTurn } | null;
   rerunMaybeExecuted: boolean;
+  /** Whether `toolName` is registered `idempotent` (a maybe-run call of it runs again on recovery). */
+  isIdempotent(toolName: string): boolean;
+  /** Set when a server recovers the turn. */
+  recovery: TurnRecovery | null;
   hook: HookCaller;
   emit(payload: AgentEventPayload): void;
   append(message: Message): void;
@@ -36,7 +41,15 @@ export async function resumeTurn(
   const taken = scope.takeInterrupted();
   if (!taken) throw new Error('a continued turn has no interrupted turn to resume');
   const { loaded, view } = taken;
-  scope.emit({ type: 'turn_resumed', reason: view.reason });
+  const { recovery } = scope;
+  scope.emit({
+    type: 'turn_resumed',
+    reason: view.reason,
+    ...(recovery && { recovery: { attempt: recovery.attempt } }),
+  });
+  if (recovery?.exhausted) {
+    throw Errors.recoveryExhausted(recovery.runs);
+  }
 
   const outcome = await scope.hook('turn_start', []);
   if (outcome.aborted !== null) throw Errors.requestBlocked(outcome.aborted);
@@ -55,8 +68,9 @@ export async function resumeTurn(
   const toolCalls: ResumeTurnOutput['toolCalls'] = [];
   for (const [i, call] of loaded.unfinished.entries()) {
     const { mutating } = view.unfinishedToolCalls[i]!;
-    if (mutating && call.maybeExecuted && !scope.rerunMaybeExecuted) {
-      answerOutcomeUnknown(scope, call.callId, call.toolName, call.arguments);
+    const rerun = scope.rerunMaybeExecuted || (recovery !== null && scope.isIdempotent(call.toolName));
+    if (mutating && call.maybeExecuted && !rerun) {
+      answerOutcomeUnknown(scope, call, recovery ? TOOL_OUTCOME_UNKNOWN_SERVER_TEXT : TOOL_OUTCOME_UNKNOWN_TEXT);
       continue;
     }
     scope.pendingCalls.set(call.callId, requestOf(call));
@@ -75,8 +89,12 @@ function requestOf(call: { callId: string; toolName: string; arguments: unknown 
 }
 
 /** A call that may have run is never run again silently: the model reads that its outcome is unknown. */
-function answerOutcomeUnknown(scope: ResumeTurnScope, callId: string, toolName: string, args: unknown): void {
-  const output = { content: TOOL_OUTCOME_UNKNOWN_TEXT, isError: true };
+function answerOutcomeUnknown(
+  scope: ResumeTurnScope,
+  { callId, toolName, arguments: args }: { callId: string; toolName: string; arguments: unknown },
+  content: string,
+): void {
+  const output = { content, isError: true };
   scope.emit({ type: 'tool_call_start', callId, toolName, arguments: args });
   scope.emit({ type: 'tool_call_end', callId, toolName, output, durationMs: 0, success: false });
   scope.append({ type: 'tool_result', callId, ...output });
