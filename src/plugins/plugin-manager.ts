@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { AgentError, describeError } from '../errors.js';
 import * as Errors from '../error-constructors.js';
 import type { HookEvent } from '../types.js';
-import type { HookHandler, Plugin, PluginContext } from '../ports/plugin.js';
+import type { HookHandler, Plugin, PluginContext, RuntimeWatcher } from '../ports/plugin.js';
 import { assertValidTap } from '../hooks/hook-registry.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { isThenable, TIMED_OUT, withTimeout } from '../timeout.js';
@@ -61,6 +61,8 @@ export class PluginManager {
   /** Plugins whose `initialize` succeeded, in registration order: the ones `shutdown` owes. */
   #initialized: Plugin[] = [];
   #phase: Phase = 'new';
+  /** What the plugins watch the sessions with (`ctx.watch`), once every plugin succeeded. */
+  readonly watchers: RuntimeWatcher[] = [];
 
   readonly #timeoutMs: number;
   readonly #clock: Clock;
@@ -98,6 +100,7 @@ export class PluginManager {
     }
 
     const staged: StagedTap[] = [];
+    const watchers: RuntimeWatcher[] = [];
     let current: Plugin | undefined;
     try {
       for (const { plugin, config } of this.#registrations) {
@@ -107,7 +110,7 @@ export class PluginManager {
       }
       for (const { plugin, config } of this.#registrations) {
         current = plugin;
-        const ctx = stagingContext(plugin.id, config, staged);
+        const ctx = stagingContext(plugin.id, config, staged, watchers);
         plugin.apply(ctx);
         ctx.close();
       }
@@ -118,6 +121,7 @@ export class PluginManager {
     }
     // Every plugin succeeded: only now do their handlers become visible.
     for (const tap of staged) hooks.tap(tap.event, tap.pluginId, tap.pluginConfig, tap.handler);
+    this.watchers.push(...watchers);
     this.#phase = 'ready';
   }
 
@@ -193,17 +197,25 @@ function stagingContext(
   pluginId: string,
   pluginConfig: unknown,
   staged: StagedTap[],
+  watchers: RuntimeWatcher[],
 ): PluginContext & { close(): void } {
   let open = true;
+  const assertOpen = (method: string) => {
+    if (!open) throw Errors.invalidInput(`plugin '${pluginId}': ${method}() is only available during apply()`);
+  };
   return {
     pluginId,
     pluginConfig,
     tap(event, handler) {
-      if (!open) {
-        throw Errors.invalidInput(`plugin '${pluginId}': tap() is only available during apply()`);
-      }
+      assertOpen('tap');
       assertValidTap(event, pluginId, handler);
       staged.push({ event, pluginId, pluginConfig, handler: handler as unknown as HookHandler });
+    },
+    watch(watcher) {
+      assertOpen('watch');
+      if (typeof watcher !== 'object' || watcher === null)
+        throw Errors.invalidInput(`plugin '${pluginId}': watch() takes an object`);
+      watchers.push(watcher);
     },
     close() {
       open = false;

@@ -19,7 +19,9 @@ import { PendingWrites } from '../persistence/pending-writes.js';
 import type { LoadedInterruptedTurn } from '../persistence/resume.js';
 import { storedUsageTotals, usageRecord } from '../persistence/usage-records.js';
 import { messageToEvent, type StoredSessionConfig } from '../persistence/replay.js';
-import type { HookDataMap } from '../ports/plugin.js';
+import type { HookDataMap, RuntimeWatcher } from '../ports/plugin.js';
+import { watchedProvider, watchEvent, watchTurnStart } from '../plugins/session-watch.js';
+import { TURN_TRACE_KEY } from '../persistence/metadata-keys.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import { SessionPrompt, TurnPrompt } from '../prompt/session-prompt.js';
 import {
@@ -68,11 +70,14 @@ export class SessionScope {
   spent: UsageTotals;
   /** Whether this `Session` object reported `COST_UNKNOWN` (it does so once). */
   costUnknownReported = false;
+  /** The session's model provider (shown to the plugins' watchers, when there are any). */
+  readonly provider: ModelProvider;
+  readonly #watchers: readonly RuntimeWatcher[];
 
   constructor(
     readonly id: string,
     readonly services: AgentServices,
-    readonly provider: ModelProvider,
+    provider: ModelProvider,
     readonly model: ModelInfo,
     readonly sessionConfig: StoredSessionConfig,
     history: readonly Message[],
@@ -84,6 +89,9 @@ export class SessionScope {
     const { config } = services;
     this.history = new ContextManager(history);
     this.events = new EventHub(id, services.clock);
+    const watchers = (this.#watchers = services.plugins.watchers);
+    this.provider = this.watched(provider);
+    if (watchers.length > 0) this.events.emitted.subscribe((event) => watchEvent(watchers, event));
     // A failed write is reported on the turn it belongs to: writes are drained before a turn's
     // terminal event, so a turn's failures never arrive after it ended.
     this.writes = new PendingWrites(
@@ -130,6 +138,12 @@ export class SessionScope {
   /** The agent's clock. */
   get clock(): Clock {
     return this.services.clock;
+  }
+
+  /** `provider`, shown to the plugins' watchers when there are any. */
+  watched(provider: ModelProvider): ModelProvider {
+    if (this.#watchers.length === 0) return provider;
+    return watchedProvider(provider, this.#watchers, this.id, () => this.#turn?.id ?? null);
   }
 
   /** Appends a message to the history and hands it to storage (unless `persist` is false). */
@@ -194,10 +208,24 @@ export class SessionScope {
       this.report(id, error),
     );
     this.#turn = new TurnRun(id, input, this.events.openTurn(id), prompt, continuation, options);
+    if (this.#watchers.length > 0) this.#watchTurnStart(id, continuation !== null);
     // A continued turn is the same turn: what it spent before the reload counts in its budget.
     if (continuation !== null && this.interrupted?.turnId === id) this.#turn.spent = this.interrupted.spent;
     this.conversation.turnStarted(id, this.#turn.result);
     return this.#turn;
+  }
+
+  /** Tells the watchers a turn starts; a new turn stores the `traceparent` one gave. */
+  #watchTurnStart(turnId: string, continued: boolean): void {
+    const traceparent = watchTurnStart(this.#watchers, {
+      sessionId: this.id,
+      turnId,
+      modelId: this.modelId,
+      continued,
+      traceparent: (continued && this.interrupted?.turnId === turnId && this.interrupted.traceparent) || null,
+    });
+    if (traceparent !== null && !continued)
+      this.record({ type: 'metadata', key: TURN_TRACE_KEY, value: { turnId, traceparent } });
   }
 
   /** The side channels of the turn in flight; a step of any other turn is a bug. */

@@ -67,7 +67,11 @@ export async function endTurn(
   });
   await Promise.all([scope.drainWrites(), scope.clearDraft()]);
   if (checkpointed) await scope.extractMemories!(signal);
-  await scope.hook('turn_end', { status: input.status, usage: input.usage });
+  await scope.hook('turn_end', {
+    status: input.status,
+    usage: input.usage,
+    ...(input.status === 'failed' && input.error && { error: input.error }),
+  });
   return { checkpointed };
 }
 

@@ -91,6 +91,8 @@ export async function streamModel(
   let usage: TokenUsage | null = null;
   let cost: number | undefined;
   let finishReason: string | null = null;
+  let responseId: string | undefined;
+  let responseModel: string | undefined;
   // The provider's own record of the response; kept only if the response completes.
   let providerItems: ProviderItems | undefined;
   const started = scope.clock.now();
@@ -167,6 +169,8 @@ export async function streamModel(
         case 'done':
           if (typeof event.finishReason !== 'string') throw invalidEvent(scope.provider, event);
           finishReason = event.finishReason;
+          if (typeof event.responseId === 'string') responseId = event.responseId;
+          if (typeof event.responseModel === 'string') responseModel = event.responseModel;
           break;
         default:
           throw invalidEvent(scope.provider, event);
@@ -234,6 +238,8 @@ export async function streamModel(
     finishReason,
     durationMs: scope.clock.now() - started,
     attempt: input.attempt,
+    ...(responseId !== undefined && { responseId }),
+    ...(responseModel !== undefined && { responseModel }),
   });
   return {
     ok: true,
