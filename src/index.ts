@@ -137,10 +137,8 @@ export type {
   HookPayloadOf,
   Plugin,
   PluginContext,
-  RequestWatch,
   RuntimeWatcher,
-  WatchedRequest,
-  WatchedTurn,
+  WatchedSession,
 } from './ports/plugin.js';
 export type { MemoryStorage, SaveEventOptions, SessionDraft, SessionStorage } from './ports/storage.js';
 export type { LockLease, LockMode, SessionLock } from './ports/session-lock.js';

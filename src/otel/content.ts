@@ -49,7 +49,12 @@ export function outputContent(
 ): string {
   const parts: Part[] = text ? [{ type: 'text', content: text }] : [];
   for (const call of toolCalls)
-    parts.push({ type: 'tool_call', id: call.callId, name: call.toolName, arguments: parsed(call.arguments) });
+    parts.push({
+      type: 'tool_call',
+      id: call.callId,
+      name: call.toolName,
+      arguments: parsed(call.arguments),
+    });
   const message: ChatMessage = { role: 'assistant', parts };
   if (finishReason !== null) message.finish_reason = finishReason;
   return JSON.stringify([message]);
@@ -74,7 +79,9 @@ function messagePart(message: Message): Part[] {
     case 'system':
       return [{ type: 'text', content: message.content }];
     case 'tool_call':
-      return [{ type: 'tool_call', id: message.callId, name: message.toolName, arguments: message.arguments }];
+      return [
+        { type: 'tool_call', id: message.callId, name: message.toolName, arguments: message.arguments },
+      ];
     case 'tool_result':
       return [{ type: 'tool_call_response', id: message.callId, response: message.content }];
   }

@@ -4,11 +4,12 @@
  * session's turn in flight.
  * @module
  */
-import { context, SpanKind, trace, type Link, type Tracer } from '@opentelemetry/api';
-import type { Plugin, RuntimeWatcher, WatchedRequest, WatchedTurn } from '../ports/plugin.js';
-import type { AgentEvent } from '../types.js';
+import { context, SpanKind, trace, type Link, type SpanContext, type Tracer } from '@opentelemetry/api';
+import type { Plugin, RuntimeWatcher, WatchedSession } from '../ports/plugin.js';
+import type { AgentEvent, SessionEvent } from '../types.js';
 import { chatSpan, TurnSpans, type SpanSettings } from './turn-spans.js';
 import { formatTraceparent, parseTraceparent } from './traceparent.js';
+import { watchedProvider } from './watched-provider.js';
 
 /** Options of {@link otelPlugin}. */
 export interface OtelPluginOptions {
@@ -38,51 +39,57 @@ export function otelPlugin(options: OtelPluginOptions = {}): Plugin {
     tracer: options.tracer ?? trace.getTracer('youyou-agent'),
     recordContent: options.recordContent === true,
   };
-  /** The turn in flight of each session, while it is traced. */
-  const turns = new Map<string, TurnSpans>();
+  /** The sessions open now, each with its turn in flight while it is traced. */
+  const sessions = new Map<string, TracedSession>();
 
-  const watcher: RuntimeWatcher = {
-    turnStarted(turn: WatchedTurn) {
-      const parent = context.active();
-      const original = turn.continued && turn.traceparent !== null ? parseTraceparent(turn.traceparent) : null;
-      const links: Link[] = original ? [{ context: original }] : [];
-      const span = settings.tracer.startSpan(
-        `invoke_agent ${agentName}`,
-        {
-          kind: SpanKind.INTERNAL,
-          attributes: {
-            'gen_ai.operation.name': 'invoke_agent',
-            'gen_ai.agent.name': agentName,
-            'gen_ai.conversation.id': turn.sessionId,
-            'gen_ai.request.model': turn.modelId,
-          },
-          links,
+  /** A turn starts (its `turn_start` hook runs in the context of whoever started it). */
+  const turnStarted = (session: TracedSession, turnId: string) => {
+    const parent = context.active();
+    const continued = session.resumed === turnId;
+    session.resumed = null;
+    const original = continued ? storedTrace(session.watched.stored, turnId) : null;
+    const links: Link[] = original ? [{ context: original }] : [];
+    const span = settings.tracer.startSpan(
+      `invoke_agent ${agentName}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.name': agentName,
+          'gen_ai.conversation.id': session.watched.id,
+          'gen_ai.request.model': session.watched.modelId,
         },
-        parent,
-      );
-      turns.get(turn.sessionId)?.span.end();
-      // Not sampled (or the API's no-op tracer): nothing of the turn is recorded, nothing paid.
-      if (!span.isRecording()) {
-        turns.delete(turn.sessionId);
-        return;
-      }
-      turns.set(turn.sessionId, new TurnSpans(turn.turnId, settings, span, parent));
-      return formatTraceparent(span.spanContext()) ?? undefined;
-    },
-    event(event: AgentEvent) {
-      const turn = turns.get(event.sessionId);
-      if (turn === undefined || event.turnId !== turn.turnId) return;
-      if (turn.event(event)) turns.delete(event.sessionId);
-    },
-    request(seen: WatchedRequest) {
-      const turn = turns.get(seen.sessionId);
-      if (turn !== undefined && seen.turnId === turn.turnId) return turn.request(seen);
-      if (seen.turnId !== null) return;
-      // Outside a turn (memory extraction as the session ends): under whatever is active.
-      const { span, watch } = chatSpan(settings, seen, context.active(), null, null);
-      if (!span.isRecording()) return;
-      return watch;
-    },
+        links,
+      },
+      parent,
+    );
+    session.turn?.span.end();
+    session.turn = null;
+    // Not sampled (or the API's no-op tracer): nothing of the turn is recorded, nothing paid.
+    if (!span.isRecording()) return;
+    session.turn = new TurnSpans(turnId, settings, span, parent);
+    const traceparent = formatTraceparent(span.spanContext());
+    // The first start's span is what every continuation links to.
+    if (!continued && traceparent !== null) session.watched.record(TURN_TRACE_KEY, { turnId, traceparent });
+  };
+
+  const watcher: RuntimeWatcher = (watched) => {
+    const session: TracedSession = { watched, turn: null, resumed: null };
+    sessions.set(watched.id, session);
+    watched.events.subscribe({
+      next: (event) => guarded(() => onEvent(session, event)),
+      complete: () => {
+        if (sessions.get(watched.id) === session) sessions.delete(watched.id);
+      },
+    });
+    return (provider) =>
+      watchedProvider(provider, (request) => {
+        const { turn } = session;
+        if (turn !== null) return turn.request(request, provider);
+        // Outside a turn (memory extraction as the session ends): under whatever is active.
+        const { span, watch } = chatSpan(settings, request, provider, context.active(), null, null);
+        return span.isRecording() ? watch : null;
+      });
   };
 
   return {
@@ -91,10 +98,52 @@ export function otelPlugin(options: OtelPluginOptions = {}): Plugin {
     description: 'Records traces of the turns (no effect on answers).',
     apply(ctx) {
       ctx.watch(watcher);
+      ctx.tap('turn_start', ({ sessionId, turnId }) => {
+        const session = sessions.get(sessionId);
+        if (session && turnId !== null) guarded(() => turnStarted(session, turnId));
+      });
       ctx.tap('before_compact', ({ sessionId, turnId }) => {
-        const turn = turns.get(sessionId);
-        if (turn !== undefined && turn.turnId === turnId) turn.compactionStarted();
+        const turn = sessions.get(sessionId)?.turn;
+        if (turn && turn.turnId === turnId) guarded(() => turn.compactionStarted());
       });
     },
   };
+}
+
+/** The `metadata` key of where a turn's first start is traced: `{ turnId, traceparent }`. */
+const TURN_TRACE_KEY = 'turn_trace';
+
+/** One session the plugin watches. */
+interface TracedSession {
+  watched: WatchedSession;
+  turn: TurnSpans | null;
+  /** The turn whose `turn_resumed` came: its `turn_start` starts a continuation. */
+  resumed: string | null;
+}
+
+function onEvent(session: TracedSession, event: AgentEvent): void {
+  if (event.payload.type === 'turn_resumed') session.resumed = event.turnId;
+  const { turn } = session;
+  if (turn === null || event.turnId !== turn.turnId) return;
+  if (turn.event(event)) session.turn = null;
+}
+
+/** The span context stored for `turnId` when it first started (`turn_trace`), if any. */
+function storedTrace(stored: readonly SessionEvent[], turnId: string): SpanContext | null {
+  for (const { payload } of stored) {
+    if (payload.type !== 'metadata' || payload.key !== TURN_TRACE_KEY) continue;
+    const value = payload.value as { turnId?: unknown; traceparent?: unknown } | null;
+    if (value?.turnId === turnId && typeof value.traceparent === 'string')
+      return parseTraceparent(value.traceparent);
+  }
+  return null;
+}
+
+/** Runs `call`; a failure of the plugin's own never reaches the session. */
+function guarded(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // Tracing is best effort: a turn goes on untraced rather than failing.
+  }
 }

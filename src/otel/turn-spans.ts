@@ -13,8 +13,9 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import type { RequestWatch, WatchedRequest } from '../ports/plugin.js';
-import type { AgentEvent, AgentEventPayload } from '../types.js';
+import type { ModelProvider } from '../ports/model-provider.js';
+import type { AgentEvent, AgentEventPayload, ChatRequest } from '../types.js';
+import type { RequestWatch } from './watched-provider.js';
 import { errorType, failureMessage, providerName, usageAttributes } from './attributes.js';
 import { asAttribute, outputContent, requestContent } from './content.js';
 
@@ -34,18 +35,18 @@ interface FailedChat {
 }
 
 /**
- * Starts a `chat` span for `seen` under `parent` and returns the watch that fills and ends it.
+ * Starts a `chat` span for `request` under `parent` and returns the watch that fills and ends it.
  * `onFailure` takes the span of an attempt that failed (a turn's: it may be retried); without
  * it, the span ends with the failure.
  */
 export function chatSpan(
   settings: SpanSettings,
-  seen: WatchedRequest,
+  request: ChatRequest,
+  provider: ModelProvider,
   parent: Context,
   reuse: Span | null,
   onFailure: ((span: Span, error: string) => void) | null,
 ): { span: Span; watch: RequestWatch } {
-  const { request } = seen;
   const span =
     reuse ??
     settings.tracer.startSpan(
@@ -54,7 +55,7 @@ export function chatSpan(
         kind: SpanKind.CLIENT,
         attributes: {
           'gen_ai.operation.name': 'chat',
-          'gen_ai.provider.name': providerName(seen.provider),
+          'gen_ai.provider.name': providerName(provider),
           'gen_ai.request.model': request.model,
           ...(request.maxOutputTokens != null && { 'gen_ai.request.max_tokens': request.maxOutputTokens }),
         },
@@ -131,22 +132,25 @@ export class TurnSpans {
   }
 
   /** A model request of this turn starts: its `chat` span (a retry goes on in the failed one). */
-  request(seen: WatchedRequest): RequestWatch {
+  request(request: ChatRequest, provider: ModelProvider): RequestWatch {
     const failed = this.#failed;
     this.#failed = null;
     let reuse: Span | null = null;
-    if (failed && failed.retrying && seen.request.purpose === 'turn') reuse = failed.span;
+    if (failed && failed.retrying && request.purpose === 'turn') reuse = failed.span;
     else if (failed) endFailed(failed.span, failed.error, failed.at);
     // A turn request after a compaction that never reported its end (nothing to summarize).
-    if (seen.request.purpose === 'turn') this.#endCompact();
-    const parent = this.#compact && seen.request.purpose === 'compaction' ? trace.setSpan(this.context, this.#compact) : this.context;
+    if (request.purpose === 'turn') this.#endCompact();
+    const parent =
+      this.#compact && request.purpose === 'compaction'
+        ? trace.setSpan(this.context, this.#compact)
+        : this.context;
     const onFailure =
-      seen.request.purpose === 'turn'
+      request.purpose === 'turn'
         ? (span: Span, error: string) => {
             this.#failed = { span, error, at: Date.now(), retrying: false };
           }
         : null;
-    return chatSpan(this.settings, seen, parent, reuse, onFailure).watch;
+    return chatSpan(this.settings, request, provider, parent, reuse, onFailure).watch;
   }
 
   /** A summary compaction starts. */
@@ -171,7 +175,9 @@ export class TurnSpans {
             'gen_ai.tool.name': payload.toolName,
             'gen_ai.tool.call.id': payload.callId,
             'gen_ai.tool.type': 'function',
-            ...(this.settings.recordContent && { 'gen_ai.tool.call.arguments': asAttribute(payload.arguments) }),
+            ...(this.settings.recordContent && {
+              'gen_ai.tool.call.arguments': asAttribute(payload.arguments),
+            }),
           }),
         );
         return false;
@@ -199,7 +205,10 @@ export class TurnSpans {
         const span = this.#approvals.get(payload.callId);
         if (!span) return false;
         this.#approvals.delete(payload.callId);
-        span.setAttributes({ 'youyou.approval.approved': payload.approved, 'youyou.approval.by': payload.by });
+        span.setAttributes({
+          'youyou.approval.approved': payload.approved,
+          'youyou.approval.by': payload.by,
+        });
         span.end();
         return false;
       }

@@ -25,12 +25,6 @@ export const APPROVAL_RULE_KEY = 'approval_rule';
 /** `{ turnId }`, saved when a turn starts: a start with no end is an interrupted turn. */
 export const TURN_STARTED_KEY = 'turn_started';
 
-/**
- * `{ turnId, traceparent }`, saved when a turn starts with a tracing plugin: where the turn's
- * trace is, so that its continuation (after a reload, on another instance) links to it.
- */
-export const TURN_TRACE_KEY = 'turn_trace';
-
 /** `{ turnId, status, usage, cost? }`, saved when a turn ends (or an interrupted one is discarded). */
 export const TURN_ENDED_KEY = 'turn_ended';
 

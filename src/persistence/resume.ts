@@ -18,7 +18,6 @@ import type { Message, PendingApproval, SessionEvent } from '../types.js';
 import { findInterruptedTurn, type InterruptedTurnRecord } from './interrupted-turn.js';
 import { replaySessionEvents, type ReplayedSession } from './replay.js';
 import { storedUsageTotals } from './usage-records.js';
-import { TURN_TRACE_KEY } from './metadata-keys.js';
 
 /** What a resumed session finds of a turn a reload cut off. */
 export interface LoadedInterruptedTurn extends InterruptedTurnRecord {
@@ -35,8 +34,6 @@ export interface LoadedInterruptedTurn extends InterruptedTurnRecord {
   approvalBatch: ApprovalBatch | null;
   /** What the turn's responses before the reload used: a continued turn's budget goes on from it. */
   spent: UsageTotals;
-  /** The `traceparent` stored with the turn when it started (`turn_trace`), if any. */
-  traceparent: string | null;
 }
 
 /** A stored session, ready to reopen. */
@@ -79,7 +76,6 @@ export async function loadSessionForResume(
       pendingApprovals: approvals.pending,
       approvalBatch: approvals.batch,
       spent: storedUsageTotals(events, record.turnId),
-      traceparent: storedTraceparent(events, record.turnId),
     };
   }
   return { ...replayed, messages: paired.messages, events, interrupted };
@@ -107,14 +103,4 @@ async function loadPartialText(
   } catch {
     return null;
   }
-}
-
-/** The `traceparent` of the `turn_trace` record stored for `turnId`, or `null`. */
-function storedTraceparent(events: readonly SessionEvent[], turnId: string): string | null {
-  for (const { payload } of events) {
-    if (payload.type !== 'metadata' || payload.key !== TURN_TRACE_KEY) continue;
-    const value = payload.value as { turnId?: unknown; traceparent?: unknown } | null;
-    if (value?.turnId === turnId && typeof value.traceparent === 'string') return value.traceparent;
-  }
-  return null;
 }

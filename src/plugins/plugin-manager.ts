@@ -200,21 +200,18 @@ function stagingContext(
   watchers: RuntimeWatcher[],
 ): PluginContext & { close(): void } {
   let open = true;
-  const assertOpen = (method: string) => {
-    if (!open) throw Errors.invalidInput(`plugin '${pluginId}': ${method}() is only available during apply()`);
-  };
   return {
     pluginId,
     pluginConfig,
     tap(event, handler) {
-      assertOpen('tap');
+      if (!open) {
+        throw Errors.invalidInput(`plugin '${pluginId}': tap() is only available during apply()`);
+      }
       assertValidTap(event, pluginId, handler);
       staged.push({ event, pluginId, pluginConfig, handler: handler as unknown as HookHandler });
     },
     watch(watcher) {
-      assertOpen('watch');
-      if (typeof watcher !== 'object' || watcher === null)
-        throw Errors.invalidInput(`plugin '${pluginId}': watch() takes an object`);
+      if (!open) throw Errors.invalidInput(`plugin '${pluginId}': watch() is only available during apply()`);
       watchers.push(watcher);
     },
     close() {

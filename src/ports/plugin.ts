@@ -1,9 +1,10 @@
 import type { AgentError } from '../errors.js';
 import type { ModelProvider } from './model-provider.js';
+import type { Observable } from 'rxjs';
 import type {
   AgentEvent,
-  ChatEvent,
   ChatRequest,
+  SessionEvent,
   HookEvent,
   HookPayload,
   HookResult,
@@ -23,7 +24,7 @@ export interface HookDataMap {
   /** Dynamic prompt sections; starts `[]`. `continue_with` replaces the array. */
   turn_start: string[];
   /** `error`: what failed the turn (status `failed`). */
-  turn_end: { status: TurnResult['status']; usage: TokenUsage; error?: AgentError };
+  turn_end: { status: TurnResult['status']; usage: TokenUsage; error?: AgentError | undefined };
   before_tool_use: { callId: string; toolName: string; arguments: unknown };
   after_tool_use: {
     callId: string;
@@ -39,9 +40,9 @@ export interface HookDataMap {
     finishReason: string;
     durationMs: number;
     attempt: number;
-    /** The provider's id of the response and the model that answered, when it reported them. */
-    responseId?: string;
-    responseModel?: string;
+    /** The provider's id of the response and the model that answered, as it reported them on `done`. */
+    responseId?: string | undefined;
+    responseModel?: string | undefined;
   };
   on_retry: { attempt: number; delayMs: number; error: AgentError };
   on_error: { error: AgentError };
@@ -70,53 +71,29 @@ export interface PluginContext {
   watch(watcher: RuntimeWatcher): void;
 }
 
-/** A turn as a {@link RuntimeWatcher} sees it start. */
-export interface WatchedTurn {
-  sessionId: string;
-  turnId: string;
-  modelId: string;
-  /** Whether it is a turn continued after a reload or on another instance (`continueTurn()`). */
-  continued: boolean;
-  /** Of a continued turn: the `traceparent` its first start stored (`turn_trace`), if any. */
-  traceparent: string | null;
-}
-
-/** One model request (one attempt) as a {@link RuntimeWatcher} sees it start. */
-export interface WatchedRequest {
-  sessionId: string;
-  /** The turn in flight, or `null` (memory extraction at the session's end). */
-  turnId: string | null;
-  provider: ModelProvider;
-  /** The request as sent (read it, never change it). */
-  request: ChatRequest;
-}
-
-/** What watches one model request: its stream's events, then its end. */
-export interface RequestWatch {
-  event?(event: ChatEvent): void;
-  /** The stream ended: `error` is what it threw, `null` when it ended normally or was stopped. */
-  end?(error: unknown): void;
+/** One session as a {@link RuntimeWatcher} sees it. */
+export interface WatchedSession {
+  readonly id: string;
+  /** The session's model (its turns' requests ask for it). */
+  readonly modelId: string;
+  /** Every event of the session, as it is emitted (it completes when the session closes). */
+  readonly events: Observable<AgentEvent>;
+  /** A resumed session's stored events (its `metadata` records among them); `[]` for a new one. */
+  readonly stored: readonly SessionEvent[];
+  /** Stores a `metadata` record with the session's events (a resume finds it in `stored`). */
+  record(key: string, value: unknown): void;
 }
 
 /**
- * Watches an agent without changing it. Each callback runs synchronously where the thing
- * happens (in the async context of whoever caused it); what it throws is ignored. Without a
- * watcher the runtime pays nothing for this.
+ * Watches the sessions of an agent without changing them (tracing, metrics): called once as
+ * each session opens, before any of its turns. It may return a function that the session hands
+ * each provider it uses (its model's; a memory model's) and uses what it returns instead: a
+ * provider that passes every request and stream on unchanged, to see each model request.
+ * Without a watcher the runtime pays nothing for this.
  * @example
- * ctx.watch({ event: (e) => e.payload.type === 'retry_scheduled' && retries.add(1) });
+ * ctx.watch((session) => void session.events.subscribe((e) => e.payload.type === 'retry_scheduled' && retries.add(1)));
  */
-export interface RuntimeWatcher {
-  /**
-   * A turn starts (new, or continued), before any of its steps runs. For a new turn, a
-   * `traceparent` returned is stored with it (`metadata` `turn_trace`), so that its continuation
-   * can link to it.
-   */
-  turnStarted?(turn: WatchedTurn): string | void;
-  /** Every event of every session, as it is emitted. */
-  event?(event: AgentEvent): void;
-  /** A model request starts (turn, compaction and memory requests); return a watch to see it. */
-  request?(request: WatchedRequest): RequestWatch | void;
-}
+export type RuntimeWatcher = (session: WatchedSession) => ((provider: ModelProvider) => ModelProvider) | void;
 
 /**
  * A plugin: named hooks with a lifecycle. `initialize` runs at `build()` (in registration

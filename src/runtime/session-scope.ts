@@ -19,9 +19,7 @@ import { PendingWrites } from '../persistence/pending-writes.js';
 import type { LoadedInterruptedTurn } from '../persistence/resume.js';
 import { storedUsageTotals, usageRecord } from '../persistence/usage-records.js';
 import { messageToEvent, type StoredSessionConfig } from '../persistence/replay.js';
-import type { HookDataMap, RuntimeWatcher } from '../ports/plugin.js';
-import { watchedProvider, watchEvent, watchTurnStart } from '../plugins/session-watch.js';
-import { TURN_TRACE_KEY } from '../persistence/metadata-keys.js';
+import type { HookDataMap } from '../ports/plugin.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import { SessionPrompt, TurnPrompt } from '../prompt/session-prompt.js';
 import {
@@ -70,9 +68,10 @@ export class SessionScope {
   spent: UsageTotals;
   /** Whether this `Session` object reported `COST_UNKNOWN` (it does so once). */
   costUnknownReported = false;
-  /** The session's model provider (shown to the plugins' watchers, when there are any). */
+  /** The session's model provider (as the plugins' watchers have it watched). */
   readonly provider: ModelProvider;
-  readonly #watchers: readonly RuntimeWatcher[];
+  /** What the plugins' watchers (`ctx.watch`) hand each provider to. */
+  readonly #watches: ((provider: ModelProvider) => ModelProvider)[] = [];
 
   constructor(
     readonly id: string,
@@ -89,9 +88,21 @@ export class SessionScope {
     const { config } = services;
     this.history = new ContextManager(history);
     this.events = new EventHub(id, services.clock);
-    const watchers = (this.#watchers = services.plugins.watchers);
+    for (const watcher of services.plugins.watchers) {
+      try {
+        const watch = watcher({
+          id,
+          modelId: sessionConfig.modelId,
+          events: this.events.emitted,
+          stored,
+          record: (key, value) => this.record({ type: 'metadata', key, value }),
+        });
+        if (watch) this.#watches.push(watch);
+      } catch {
+        // A watcher that fails does not watch: watching never changes what the session does.
+      }
+    }
     this.provider = this.watched(provider);
-    if (watchers.length > 0) this.events.emitted.subscribe((event) => watchEvent(watchers, event));
     // A failed write is reported on the turn it belongs to: writes are drained before a turn's
     // terminal event, so a turn's failures never arrive after it ended.
     this.writes = new PendingWrites(
@@ -140,10 +151,10 @@ export class SessionScope {
     return this.services.clock;
   }
 
-  /** `provider`, shown to the plugins' watchers when there are any. */
+  /** `provider` as the plugins' watchers have it watched (as it is, without any). */
   watched(provider: ModelProvider): ModelProvider {
-    if (this.#watchers.length === 0) return provider;
-    return watchedProvider(provider, this.#watchers, this.id, () => this.#turn?.id ?? null);
+    for (const watch of this.#watches) provider = watch(provider);
+    return provider;
   }
 
   /** Appends a message to the history and hands it to storage (unless `persist` is false). */
@@ -208,24 +219,10 @@ export class SessionScope {
       this.report(id, error),
     );
     this.#turn = new TurnRun(id, input, this.events.openTurn(id), prompt, continuation, options);
-    if (this.#watchers.length > 0) this.#watchTurnStart(id, continuation !== null);
     // A continued turn is the same turn: what it spent before the reload counts in its budget.
     if (continuation !== null && this.interrupted?.turnId === id) this.#turn.spent = this.interrupted.spent;
     this.conversation.turnStarted(id, this.#turn.result);
     return this.#turn;
-  }
-
-  /** Tells the watchers a turn starts; a new turn stores the `traceparent` one gave. */
-  #watchTurnStart(turnId: string, continued: boolean): void {
-    const traceparent = watchTurnStart(this.#watchers, {
-      sessionId: this.id,
-      turnId,
-      modelId: this.modelId,
-      continued,
-      traceparent: (continued && this.interrupted?.turnId === turnId && this.interrupted.traceparent) || null,
-    });
-    if (traceparent !== null && !continued)
-      this.record({ type: 'metadata', key: TURN_TRACE_KEY, value: { turnId, traceparent } });
   }
 
   /** The side channels of the turn in flight; a step of any other turn is a bug. */

@@ -67,11 +67,7 @@ export async function endTurn(
   });
   await Promise.all([scope.drainWrites(), scope.clearDraft()]);
   if (checkpointed) await scope.extractMemories!(signal);
-  await scope.hook('turn_end', {
-    status: input.status,
-    usage: input.usage,
-    ...(input.status === 'failed' && input.error && { error: input.error }),
-  });
+  await scope.hook('turn_end', { status: input.status, usage: input.usage, error: input.error ?? undefined });
   return { checkpointed };
 }
 
