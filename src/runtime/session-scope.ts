@@ -88,21 +88,6 @@ export class SessionScope {
     const { config } = services;
     this.history = new ContextManager(history);
     this.events = new EventHub(id, services.clock);
-    for (const watcher of services.plugins.watchers) {
-      try {
-        const watch = watcher({
-          id,
-          modelId: sessionConfig.modelId,
-          events: this.events.emitted,
-          stored,
-          record: (key, value) => this.record({ type: 'metadata', key, value }),
-        });
-        if (watch) this.#watches.push(watch);
-      } catch {
-        // A watcher that fails does not watch: watching never changes what the session does.
-      }
-    }
-    this.provider = this.watched(provider);
     // A failed write is reported on the turn it belongs to: writes are drained before a turn's
     // terminal event, so a turn's failures never arrive after it ended.
     this.writes = new PendingWrites(
@@ -139,6 +124,22 @@ export class SessionScope {
     });
     this.conversation = conversationOfSession(this, stored);
     this.approvalRules = approvalRulesFromEvents(stored);
+    // Last: a watcher may record at once.
+    for (const watcher of services.plugins.watchers) {
+      try {
+        const watch = watcher({
+          id,
+          modelId: sessionConfig.modelId,
+          events: this.events.emitted,
+          stored,
+          record: (key, value) => this.record({ type: 'metadata', key, value }),
+        });
+        if (watch) this.#watches.push(watch);
+      } catch {
+        // A watcher that fails does not watch: watching never changes what the session does.
+      }
+    }
+    this.provider = this.watched(provider);
   }
 
   /** The resolved model id. */

@@ -17,7 +17,8 @@ describe('the youyou-agent/otel entry', () => {
     for (const file of own) {
       for (const [, , typeOnly, specifier] of readFileSync(file, 'utf8').matchAll(IMPORT)) {
         if (specifier === '@opentelemetry/api' || specifier!.startsWith('./')) continue;
-        if (specifier!.startsWith('../') && (typeOnly || specifier === '../ports/model-provider.js')) continue;
+        if (specifier!.startsWith('../') && (typeOnly || specifier === '../ports/model-provider.js'))
+          continue;
         offending.push(`${file} → ${specifier}`);
       }
     }

@@ -57,7 +57,9 @@ describe('otelPlugin links', () => {
     const next = roots[1]!;
     expect(next.kind).toBe(SpanKind.INTERNAL);
     expect(next.spanContext().spanId).not.toBe(spanId);
-    expect(next.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([[traceId, spanId]]);
+    expect(next.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([
+      [traceId, spanId],
+    ]);
     expect(next.attributes['gen_ai.conversation.id']).toBe(session.id);
     const approvals = spans().filter((s) => s.name === 'tool_approval notes');
     expect(approvals).toHaveLength(2);

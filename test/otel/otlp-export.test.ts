@@ -33,7 +33,8 @@ async function otlpReceiver(): Promise<{ url: string; bodies: string[]; close():
   return {
     url: `http://127.0.0.1:${port}/v1/traces`,
     bodies,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }
 
@@ -48,8 +49,8 @@ interface OtlpSpan {
 
 const spansOf = (bodies: readonly string[]): OtlpSpan[] =>
   bodies.flatMap((body) =>
-    (JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans.flatMap((r) =>
-      r.scopeSpans.flatMap((s) => s.spans),
+    (JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans.flatMap(
+      (r) => r.scopeSpans.flatMap((s) => s.spans),
     ),
   );
 const attribute = (span: OtlpSpan, key: string) => {
@@ -72,7 +73,13 @@ describe('otelPlugin through an OTLP exporter', () => {
       const chunk = { id: 'chatcmpl-77', model: 'm-2026-01-01', object: 'chat.completion.chunk' };
       res.write(sseEvent({ ...chunk, choices: [{ index: 0, delta: { content: 'Hi there' } }] }));
       res.write(sseEvent({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
-      res.write(sseEvent({ ...chunk, choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } }));
+      res.write(
+        sseEvent({
+          ...chunk,
+          choices: [],
+          usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+        }),
+      );
       res.end('data: [DONE]\n\n');
     });
     const tracerProvider = new BasicTracerProvider({

@@ -33,7 +33,10 @@ describe('otelPlugin spans', () => {
     const turn = await session.sendMessage('hi');
     const result = await turn.result;
 
-    expect(tree(spans())).toEqual(['chat scripted-model (CLIENT) <- invoke_agent support', 'invoke_agent support (INTERNAL)']);
+    expect(tree(spans())).toEqual([
+      'chat scripted-model (CLIENT) <- invoke_agent support',
+      'invoke_agent support (INTERNAL)',
+    ]);
     const root = only(spans(), 'invoke_agent support');
     const chat = only(spans(), 'chat scripted-model');
     expect(root.kind).toBe(SpanKind.INTERNAL);
@@ -63,13 +66,20 @@ describe('otelPlugin spans', () => {
 
   it('the turn span is a child of the context active when the turn starts', async () => {
     const { tracer, spans } = tracing();
-    const { agent } = await createTestAgent({ plugins: [otelPlugin({ tracer })], script: [reply.text('ok')] });
+    const { agent } = await createTestAgent({
+      plugins: [otelPlugin({ tracer })],
+      script: [reply.text('ok')],
+    });
     const session = await agent.newSession();
     const request = tracer.startSpan('POST /sessions/:id/turns', { kind: SpanKind.SERVER });
-    const turn = await context.with(trace.setSpan(context.active(), request), () => session.sendMessage('hi'));
+    const turn = await context.with(trace.setSpan(context.active(), request), () =>
+      session.sendMessage('hi'),
+    );
     await turn.result;
     request.end();
-    expect(isChildOf(only(spans(), 'invoke_agent youyou-agent'), only(spans(), 'POST /sessions/:id/turns'))).toBe(true);
+    expect(
+      isChildOf(only(spans(), 'invoke_agent youyou-agent'), only(spans(), 'POST /sessions/:id/turns')),
+    ).toBe(true);
     await agent.shutdown();
   });
 
@@ -136,7 +146,9 @@ describe('otelPlugin spans', () => {
       script: [reply.toolCalls([{ name: 'broken', arguments: { text: 'a' } }]), reply.text('sorry')],
     });
     const session = await agent.newSession();
-    await (await session.sendMessage('go')).result;
+    await (
+      await session.sendMessage('go')
+    ).result;
     const span = only(spans(), 'execute_tool broken');
     expect(span.attributes['error.type']).toBe('TOOL_EXECUTION_ERROR');
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
@@ -167,7 +179,9 @@ describe('otelPlugin spans', () => {
 
     const root = only(spans(), 'invoke_agent youyou-agent');
     const approvals = spans().filter((s) => s.name === 'tool_approval notes');
-    expect(approvals.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['youyou.approval.approved']])).toEqual([
+    expect(
+      approvals.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['youyou.approval.approved']]),
+    ).toEqual([
       ['c1', true],
       ['c2', false],
     ]);
@@ -176,23 +190,27 @@ describe('otelPlugin spans', () => {
       expect(isChildOf(span, root)).toBe(true);
     }
     // The approved call ran; the denied one got its error result.
-    expect(spans().filter((s) => s.name === 'execute_tool notes').map((s) => s.attributes['error.type'])).toEqual([
-      undefined,
-      'TOOL_EXECUTION_ERROR',
-    ]);
+    expect(
+      spans()
+        .filter((s) => s.name === 'execute_tool notes')
+        .map((s) => s.attributes['error.type']),
+    ).toEqual([undefined, 'TOOL_EXECUTION_ERROR']);
     await agent.shutdown();
   });
 
   it('a retried request is one chat span with a retry event per failed attempt', async () => {
     const { tracer, spans } = tracing();
-    const overloaded = () => new AgentError('PROVIDER_ERROR', 'overloaded', { retryable: true, retryAfterMs: 1 });
+    const overloaded = () =>
+      new AgentError('PROVIDER_ERROR', 'overloaded', { retryable: true, retryAfterMs: 1 });
     const { agent, provider } = await createTestAgent({
       config: { retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2 } },
       plugins: [otelPlugin({ tracer })],
       script: [reply.error(overloaded()), reply.error(overloaded()), reply.text('finally')],
     });
     const session = await agent.newSession();
-    await (await session.sendMessage('hi')).result;
+    await (
+      await session.sendMessage('hi')
+    ).result;
     expect(provider.calls).toBe(3);
     const chat = only(spans(), 'chat scripted-model');
     expect(chat.events.map((e) => [e.name, e.attributes])).toEqual([
@@ -256,7 +274,10 @@ describe('otelPlugin spans', () => {
     const session = await agent.newSession();
     const turn = await session.sendMessage('Plan', { output: { schema: z.object({ city: z.string() }) } });
     expect((await turn.result).output).toEqual({ city: 'Kyoto' });
-    expect(tree(spans())).toEqual(['chat scripted-model (CLIENT) <- invoke_agent youyou-agent', 'invoke_agent youyou-agent (INTERNAL)']);
+    expect(tree(spans())).toEqual([
+      'chat scripted-model (CLIENT) <- invoke_agent youyou-agent',
+      'invoke_agent youyou-agent (INTERNAL)',
+    ]);
     expect(only(spans(), 'invoke_agent youyou-agent').attributes['youyou.turn.status']).toBe('completed');
     await agent.shutdown();
   });
@@ -266,10 +287,16 @@ describe('otelPlugin spans', () => {
     const { agent, provider } = await createTestAgent({
       models: [SMALL_WINDOW],
       plugins: [otelPlugin({ tracer })],
-      script: [reply.text(LONG_ANSWER), reply.text('Summary.', usage(100, 7)), reply.text('ok', usage(50, 1))],
+      script: [
+        reply.text(LONG_ANSWER),
+        reply.text('Summary.', usage(100, 7)),
+        reply.text('ok', usage(50, 1)),
+      ],
     });
     const session = await agent.newSession();
-    await (await session.sendMessage('one')).result;
+    await (
+      await session.sendMessage('one')
+    ).result;
     const second = await (await session.sendMessage('two')).result;
     expect(provider.requests.map((r) => r.purpose)).toEqual(['turn', 'compaction', 'turn']);
 
@@ -288,12 +315,24 @@ describe('otelPlugin spans', () => {
 
   it('no content by default; recordContent adds messages, instructions, arguments and results', async () => {
     const look = recordingTool('look');
-    const script = () => [reply.toolCalls([{ name: 'look', arguments: { text: 'secret-arg' }, callId: 'c1' }]), reply.text('the answer')];
+    const script = () => [
+      reply.toolCalls([{ name: 'look', arguments: { text: 'secret-arg' }, callId: 'c1' }]),
+      reply.text('the answer'),
+    ];
     const plain = tracing();
-    const first = await createTestAgent({ tools: [look.tool], plugins: [otelPlugin({ tracer: plain.tracer })], script: script() });
-    await (await (await first.agent.newSession()).sendMessage('my question')).result;
-    for (const span of plain.spans()) for (const key of CONTENT_KEYS) expect(span.attributes[key]).toBeUndefined();
-    expect(JSON.stringify(plain.spans().map((s) => s.attributes))).not.toMatch(/my question|secret-arg|the answer/);
+    const first = await createTestAgent({
+      tools: [look.tool],
+      plugins: [otelPlugin({ tracer: plain.tracer })],
+      script: script(),
+    });
+    await (
+      await (await first.agent.newSession()).sendMessage('my question')
+    ).result;
+    for (const span of plain.spans())
+      for (const key of CONTENT_KEYS) expect(span.attributes[key]).toBeUndefined();
+    expect(JSON.stringify(plain.spans().map((s) => s.attributes))).not.toMatch(
+      /my question|secret-arg|the answer/,
+    );
     await first.agent.shutdown();
 
     const recorded = tracing();
@@ -303,12 +342,16 @@ describe('otelPlugin spans', () => {
       plugins: [otelPlugin({ tracer: recorded.tracer, recordContent: true })],
       script: script(),
     });
-    await (await (await second.agent.newSession()).sendMessage('my question')).result;
+    await (
+      await (await second.agent.newSession()).sendMessage('my question')
+    ).result;
     const [firstChat, secondChat] = recorded.spans().filter((s) => s.name.startsWith('chat '));
     expect(JSON.parse(String(firstChat!.attributes['gen_ai.input.messages']))).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'my question' }] },
     ]);
-    expect(JSON.parse(String(firstChat!.attributes['gen_ai.system_instructions']))[0].content).toContain('Be brief.');
+    expect(JSON.parse(String(firstChat!.attributes['gen_ai.system_instructions']))[0].content).toContain(
+      'Be brief.',
+    );
     expect(JSON.parse(String(firstChat!.attributes['gen_ai.output.messages']))).toEqual([
       {
         role: 'assistant',
@@ -317,7 +360,10 @@ describe('otelPlugin spans', () => {
       },
     ]);
     expect(JSON.parse(String(secondChat!.attributes['gen_ai.input.messages'])).slice(1)).toEqual([
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'look', arguments: { text: 'secret-arg' } }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'c1', name: 'look', arguments: { text: 'secret-arg' } }],
+      },
       { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: 'secret-arg' }] },
     ]);
     expect(JSON.parse(String(secondChat!.attributes['gen_ai.output.messages']))[0].parts).toEqual([

@@ -24,7 +24,10 @@ export function tracing(): { tracer: Tracer; spans: () => ReadableSpan[]; provid
 /** The one span named `name` (fails when there is not exactly one). */
 export function only(spans: readonly ReadableSpan[], name: string): ReadableSpan {
   const found = spans.filter((span) => span.name === name);
-  if (found.length !== 1) throw new Error(`expected one span '${name}', found ${found.length}: ${spans.map((s) => s.name).join(', ')}`);
+  if (found.length !== 1)
+    throw new Error(
+      `expected one span '${name}', found ${found.length}: ${spans.map((s) => s.name).join(', ')}`,
+    );
   return found[0]!;
 }
 
