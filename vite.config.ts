@@ -21,6 +21,7 @@ const external = [
   /^node:/,
   /^pg(\/|$)/,
   /^@electric-sql\/pglite(\/|$)/,
+  /^@opentelemetry\/api(\/|$)/,
 ];
 
 export default defineConfig({
@@ -37,6 +38,7 @@ export default defineConfig({
         server: 'src/server.ts',
         remote: 'src/remote.ts',
         postgres: 'src/postgres.ts',
+        otel: 'src/otel.ts',
       },
       formats: ['es'],
     },

@@ -58,6 +58,13 @@ const ENTRIES = [
   { name: 'minimal agent on the Responses API', file: 'responses-agent.js' },
   // The browser side of an agent on a server: RemoteAgent and one session's conversation.
   { name: 'RemoteAgent (youyou-agent/remote)', file: 'remote-agent.js', budgetKb: 15 },
+  // What `youyou-agent/otel` (with `@opentelemetry/api`) adds to an app: this app's size minus the minimal agent's.
+  {
+    name: 'otelPlugin, added to the minimal agent',
+    file: 'otel-agent.js',
+    addedTo: 'minimal-agent.js',
+    budgetKb: 5.5,
+  },
   // No budget: the handler runs on a server; information only.
   { name: 'createAgentHandler (youyou-agent/server)', file: 'server-handler.js' },
 ];

@@ -10,6 +10,7 @@ const entries = {
   server: './types/src/server.js',
   remote: './types/src/remote.js',
   postgres: './types/src/postgres.js',
+  otel: './types/src/otel.js',
 };
 // Every entry of the package's `exports` needs its declarations here.
 const exported = Object.keys(

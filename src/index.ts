@@ -131,7 +131,15 @@ export {
   type ToolExecuteInput,
   type ToolHandler,
 } from './ports/tool-handler.js';
-export type { HookDataMap, HookHandler, HookPayloadOf, Plugin, PluginContext } from './ports/plugin.js';
+export type {
+  HookDataMap,
+  HookHandler,
+  HookPayloadOf,
+  Plugin,
+  PluginContext,
+  RuntimeWatcher,
+  WatchedSession,
+} from './ports/plugin.js';
 export type { MemoryStorage, SaveEventOptions, SessionDraft, SessionStorage } from './ports/storage.js';
 export type { LockLease, LockMode, SessionLock } from './ports/session-lock.js';
 export type { ToolSource } from './ports/tool-source.js';

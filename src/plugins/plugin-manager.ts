@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { AgentError, describeError } from '../errors.js';
 import * as Errors from '../error-constructors.js';
 import type { HookEvent } from '../types.js';
-import type { HookHandler, Plugin, PluginContext } from '../ports/plugin.js';
+import type { HookHandler, Plugin, PluginContext, RuntimeWatcher } from '../ports/plugin.js';
 import { assertValidTap } from '../hooks/hook-registry.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { isThenable, TIMED_OUT, withTimeout } from '../timeout.js';
@@ -61,6 +61,8 @@ export class PluginManager {
   /** Plugins whose `initialize` succeeded, in registration order: the ones `shutdown` owes. */
   #initialized: Plugin[] = [];
   #phase: Phase = 'new';
+  /** What the plugins watch the sessions with (`ctx.watch`), once every plugin succeeded. */
+  readonly watchers: RuntimeWatcher[] = [];
 
   readonly #timeoutMs: number;
   readonly #clock: Clock;
@@ -98,6 +100,7 @@ export class PluginManager {
     }
 
     const staged: StagedTap[] = [];
+    const watchers: RuntimeWatcher[] = [];
     let current: Plugin | undefined;
     try {
       for (const { plugin, config } of this.#registrations) {
@@ -107,7 +110,7 @@ export class PluginManager {
       }
       for (const { plugin, config } of this.#registrations) {
         current = plugin;
-        const ctx = stagingContext(plugin.id, config, staged);
+        const ctx = stagingContext(plugin.id, config, staged, watchers);
         plugin.apply(ctx);
         ctx.close();
       }
@@ -118,6 +121,7 @@ export class PluginManager {
     }
     // Every plugin succeeded: only now do their handlers become visible.
     for (const tap of staged) hooks.tap(tap.event, tap.pluginId, tap.pluginConfig, tap.handler);
+    this.watchers.push(...watchers);
     this.#phase = 'ready';
   }
 
@@ -193,6 +197,7 @@ function stagingContext(
   pluginId: string,
   pluginConfig: unknown,
   staged: StagedTap[],
+  watchers: RuntimeWatcher[],
 ): PluginContext & { close(): void } {
   let open = true;
   return {
@@ -204,6 +209,10 @@ function stagingContext(
       }
       assertValidTap(event, pluginId, handler);
       staged.push({ event, pluginId, pluginConfig, handler: handler as unknown as HookHandler });
+    },
+    watch(watcher) {
+      if (!open) throw Errors.invalidInput(`plugin '${pluginId}': watch() is only available during apply()`);
+      watchers.push(watcher);
     },
     close() {
       open = false;

@@ -68,11 +68,15 @@ export class SessionScope {
   spent: UsageTotals;
   /** Whether this `Session` object reported `COST_UNKNOWN` (it does so once). */
   costUnknownReported = false;
+  /** The session's model provider (as the plugins' watchers have it watched). */
+  readonly provider: ModelProvider;
+  /** What the plugins' watchers (`ctx.watch`) hand each provider to. */
+  readonly #watches: ((provider: ModelProvider) => ModelProvider)[] = [];
 
   constructor(
     readonly id: string,
     readonly services: AgentServices,
-    readonly provider: ModelProvider,
+    provider: ModelProvider,
     readonly model: ModelInfo,
     readonly sessionConfig: StoredSessionConfig,
     history: readonly Message[],
@@ -120,6 +124,22 @@ export class SessionScope {
     });
     this.conversation = conversationOfSession(this, stored);
     this.approvalRules = approvalRulesFromEvents(stored);
+    // Last: a watcher may record at once.
+    for (const watcher of services.plugins.watchers) {
+      try {
+        const watch = watcher({
+          id,
+          modelId: sessionConfig.modelId,
+          events: this.events.emitted,
+          stored,
+          record: (key, value) => this.record({ type: 'metadata', key, value }),
+        });
+        if (watch) this.#watches.push(watch);
+      } catch {
+        // A watcher that fails does not watch: watching never changes what the session does.
+      }
+    }
+    this.provider = this.watched(provider);
   }
 
   /** The resolved model id. */
@@ -130,6 +150,12 @@ export class SessionScope {
   /** The agent's clock. */
   get clock(): Clock {
     return this.services.clock;
+  }
+
+  /** `provider` as the plugins' watchers have it watched (as it is, without any). */
+  watched(provider: ModelProvider): ModelProvider {
+    for (const watch of this.#watches) provider = watch(provider);
+    return provider;
   }
 
   /** Appends a message to the history and hands it to storage (unless `persist` is false). */

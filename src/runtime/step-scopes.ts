@@ -102,7 +102,10 @@ function memoryScope(session: SessionScope): MemoryScope | null {
     config: config.memory,
     storage: memoryStorage,
     modelId: session.modelId,
-    resolveModel: (modelId) => providers.resolve(modelId),
+    resolveModel: (modelId) => {
+      const resolved = providers.resolve(modelId);
+      return { ...resolved, provider: session.watched(resolved.provider) };
+    },
     clock: session.clock,
     admit: (request, pricing) => admitRequest(budget, request, pricing),
     emit: (payload) => void session.events.emit(null, payload),

@@ -57,7 +57,13 @@ export const ChatEventSchema = /* @__PURE__ */ (() =>
       usage: TokenUsageSchema,
       cost: z.optional(z.number()),
     }),
-    z.strictObject({ type: z.literal('done'), finishReason: z.string() }),
+    z.strictObject({
+      type: z.literal('done'),
+      finishReason: z.string(),
+      /** The provider's id of the response, and the model that answered, when the wire says. */
+      responseId: z.optional(z.string()),
+      responseModel: z.optional(z.string()),
+    }),
     // Optional: the response's own items, stored on its assistant message (`providerItems`).
     z.strictObject({ type: z.literal('response_items'), ...ProviderItemsSchema.def.shape }),
     // Optional: a piece of a tool call's arguments as it streams (the complete `tool_call` follows).

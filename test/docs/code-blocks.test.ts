@@ -30,6 +30,7 @@ const SOURCES = {
   'youyou-agent/server': 'src/server.js',
   'youyou-agent/remote': 'src/remote.js',
   'youyou-agent/postgres': 'src/postgres.js',
+  'youyou-agent/otel': 'src/otel.js',
 } as const;
 
 /** The documentation's examples, each with the file it is written to. */

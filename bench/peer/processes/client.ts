@@ -22,11 +22,18 @@ export interface BenchClient {
   teardown(): Promise<void>;
 }
 
-/** How a side is created. `conversation`: also subscribe to `session.conversation` during turns. */
+/** How the library side traces its turns (`youyou-agent/otel`): not at all, on the API's no-op tracer, or on the SDK. */
+export type OtelMode = 'none' | 'noop' | 'sdk';
+
+/**
+ * How a side is created. `conversation`: also subscribe to `session.conversation` during turns.
+ * `otel` (library side only): the `otelPlugin` registered, and on which tracer.
+ */
 export interface ClientOptions {
   baseURL: string;
   scenario: Scenario;
   conversation: boolean;
+  otel: OtelMode;
 }
 
 /** A side module's export. */

@@ -59,6 +59,8 @@ const { values } = parseArgs({
     repeat: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '0' },
     conversation: { type: 'boolean', default: false },
+    // Library side: register youyou-agent/otel's plugin, on the no-op tracer or on the SDK.
+    otel: { type: 'string', default: 'none' },
     // One-shot scenarios: V8's CPU profile of the last run's turn, written to this file.
     profile: { type: 'string' },
   },
@@ -77,10 +79,13 @@ const module: {
 } = side === 'raw' ? await import('./raw-client.js') : await import('./youyou-client.js');
 const importMs = performance.now() - importStart;
 
+const otel = values.otel;
+if (otel !== 'none' && otel !== 'noop' && otel !== 'sdk') throw new Error('--otel is none, noop or sdk');
 const client = module.createClient({
   baseURL: values['base-url'],
   scenario,
   conversation: values.conversation,
+  otel,
 });
 
 /** Runs `phase` and returns what it cost. */

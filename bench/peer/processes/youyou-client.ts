@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { API_KEY, TOOL_DESCRIPTION, type CreateClient } from './client.js';
+import { API_KEY, TOOL_DESCRIPTION, type CreateClient, type OtelMode } from './client.js';
 import { modelIdOf, TOOL_NAME, toolOutput } from './script.js';
 
 type Root = typeof import('../../../src/index.js');
@@ -51,7 +51,20 @@ const lookup = root.defineTool({
   execute: async ({ arguments: { key } }) => toolOutput(key),
 });
 
-export const createClient: CreateClient = ({ baseURL, scenario, conversation }) => {
+/** The plugins of the `--otel` mode: none, `otelPlugin()` on the global (no-op) tracer, or on an SDK tracer. */
+async function otelPlugins(mode: OtelMode): Promise<import('../../../src/index.js').Plugin[]> {
+  if (mode === 'none') return [];
+  const { otelPlugin } = (await import(`${PACKAGE}/otel`)) as typeof import('../../../src/otel.js');
+  if (mode === 'noop') return [otelPlugin()];
+  const SDK: string = '@opentelemetry/sdk-trace-base';
+  const sdk = (await import(SDK)) as typeof import('@opentelemetry/sdk-trace-base');
+  const provider = new sdk.BasicTracerProvider({
+    spanProcessors: [new sdk.SimpleSpanProcessor(new sdk.InMemorySpanExporter())],
+  });
+  return [otelPlugin({ tracer: provider.getTracer('bench') })];
+}
+
+export const createClient: CreateClient = ({ baseURL, scenario, conversation, otel }) => {
   const model = modelIdOf(scenario);
   let agent: InstanceType<Root['Agent']>;
   let session: InstanceType<Root['Session']>;
@@ -70,11 +83,12 @@ export const createClient: CreateClient = ({ baseURL, scenario, conversation }) 
           },
         ],
       });
-      agent = await new root.AgentBuilder({ defaultModel: model })
+      let builder = new root.AgentBuilder({ defaultModel: model })
         .registerModelProvider(provider)
         .registerTool(lookup)
-        .registerSessionStorage(new root.InMemorySessionStorage())
-        .build();
+        .registerSessionStorage(new root.InMemorySessionStorage());
+      for (const plugin of await otelPlugins(otel)) builder = builder.registerPlugin(plugin);
+      agent = await builder.build();
       session = await agent.newSession();
       conversationSeen ||= 'conversation' in session;
       if (conversation && !conversationSeen) throw new Error('this build has no session.conversation');

@@ -16,6 +16,9 @@ import { streamEndedEarlyError, streamErrorObjectError } from './errors.js';
  * checked at run time, not trusted.
  */
 export interface WireChunk {
+  /** The response's id and the model that answered (on every chunk). */
+  id?: unknown;
+  model?: unknown;
   choices?: readonly WireChoice[] | null;
   usage?: WireUsage | null;
   /** Groq: the usage again, and the only usage when the request did not ask for it. */
@@ -139,6 +142,8 @@ export class ChatStreamAssembler {
   readonly #toolCallsByIndex = new Map<number, PendingToolCall>();
   #finishReason: string | undefined;
   #usage: WireUsage | undefined;
+  /** The first chunk with an id (Azure's first one, its prompt filter results, has none): the response's id and model. */
+  #first: WireChunk | undefined;
 
   constructor(options: StreamAssemblerOptions) {
     this.#providerId = options.providerId;
@@ -154,6 +159,7 @@ export class ChatStreamAssembler {
   /** Takes one chunk; returns the deltas to emit now. Throws on an in-stream error object. */
   push(chunk: WireChunk): readonly ChatEvent[] {
     if (chunk.error) throw streamErrorObjectError(this.#providerId, chunk.error);
+    if (!this.#first?.id) this.#first = chunk;
     const usage = objectOrUndefined(chunk.usage) ?? objectOrUndefined(chunk.x_groq?.usage);
     if (usage) this.#usage = usage;
     if (!Array.isArray(chunk.choices)) return NO_EVENTS;
@@ -210,7 +216,13 @@ export class ChatStreamAssembler {
       const cost = reportedCost(this.#usage) ?? (this.#pricing && costOf(usage, this.#pricing));
       events.push(cost === undefined ? { type: 'usage', usage } : { type: 'usage', usage, cost });
     }
-    events.push({ type: 'done', finishReason });
+    const { id, model } = this.#first ?? {};
+    events.push({
+      type: 'done',
+      finishReason,
+      ...(typeof id === 'string' && id && { responseId: id }),
+      ...(typeof model === 'string' && model && { responseModel: model }),
+    });
     return events;
   }
 

@@ -67,7 +67,7 @@ export async function endTurn(
   });
   await Promise.all([scope.drainWrites(), scope.clearDraft()]);
   if (checkpointed) await scope.extractMemories!(signal);
-  await scope.hook('turn_end', { status: input.status, usage: input.usage });
+  await scope.hook('turn_end', { status: input.status, usage: input.usage, error: input.error ?? undefined });
   return { checkpointed };
 }
 

@@ -90,7 +90,8 @@ export async function streamModel(
   const toolCalls: ToolCallRequest[] = [];
   let usage: TokenUsage | null = null;
   let cost: number | undefined;
-  let finishReason: string | null = null;
+  // The `done` event: the finish reason, and the response's id and model as the provider reported them.
+  let done = null as Extract<ChatEvent, { type: 'done' }> | null;
   // The provider's own record of the response; kept only if the response completes.
   let providerItems: ProviderItems | undefined;
   const started = scope.clock.now();
@@ -166,7 +167,7 @@ export async function streamModel(
         }
         case 'done':
           if (typeof event.finishReason !== 'string') throw invalidEvent(scope.provider, event);
-          finishReason = event.finishReason;
+          done = event;
           break;
         default:
           throw invalidEvent(scope.provider, event);
@@ -193,7 +194,7 @@ export async function streamModel(
   }
   if (idle) return { ok: false, error: idle, hadOutput: draft.streamed };
   if (signal.aborted) return { ok: false, error: Errors.requestCancelled(), hadOutput: draft.streamed };
-  if (finishReason === null) {
+  if (done === null) {
     const error = Errors.provider(
       `provider '${scope.provider.id}' ended the stream without a finish reason`,
       {
@@ -231,14 +232,16 @@ export async function streamModel(
   if (signal.aborted) return { ok: false, error: Errors.requestCancelled(), hadOutput: false };
   await scope.hook('post_request', {
     usage,
-    finishReason,
+    finishReason: done.finishReason,
     durationMs: scope.clock.now() - started,
     attempt: input.attempt,
+    responseId: done.responseId,
+    responseModel: done.responseModel,
   });
   return {
     ok: true,
     toolCalls: toolCalls.map(({ callId, toolName }) => ({ callId, toolName })),
-    finishReason,
+    finishReason: done.finishReason,
     usage,
   };
 }

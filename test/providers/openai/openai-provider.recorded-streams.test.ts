@@ -168,6 +168,23 @@ function expectReasoning(actual: string, expected: Expected['reasoning']): void 
   }
 }
 
+/** The response id and model of the first chunk that carries them, as `done` reports them. */
+function wireIdentity(sse: string): { responseId?: string; responseModel?: string } {
+  const chunks = sse
+    .split('\n')
+    .filter((line) => line.startsWith('data:') && line.slice(5).trim() !== '[DONE]')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line.slice(5)) as { id?: unknown; model?: unknown }];
+      } catch {
+        return [];
+      }
+    });
+  const id = chunks.find((c) => typeof c.id === 'string' && c.id)?.id as string | undefined;
+  const model = chunks.find((c) => typeof c.model === 'string' && c.model)?.model as string | undefined;
+  return { ...(id !== undefined && { responseId: id }), ...(model !== undefined && { responseModel: model }) };
+}
+
 /** Deltas first, then tool calls, then at most one usage, then exactly one `done`, last. */
 function expectEventOrder(events: readonly ChatEvent[]): void {
   const rank = {
@@ -197,7 +214,11 @@ describe('OpenAIProvider replays recorded streams over real HTTP', () => {
       expect(events.filter((e) => e.type === 'tool_call').map(({ type: _, ...call }) => call)).toEqual(
         expected.toolCalls,
       );
-      expect(events.at(-1)).toEqual({ type: 'done', finishReason: expected.finishReason });
+      expect(events.at(-1)).toEqual({
+        type: 'done',
+        finishReason: expected.finishReason,
+        ...wireIdentity(readFixture(file)),
+      });
       const usage = events.find((e) => e.type === 'usage');
       if (expected.usage === undefined) {
         expect(usage).toBeUndefined();

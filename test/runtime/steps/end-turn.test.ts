@@ -118,7 +118,7 @@ describe('endTurn', () => {
       'hook:turn_end',
     ]);
     expect(journal.hookData('on_error')).toEqual([{ error: FAILURE }]);
-    expect(journal.hookData('turn_end')).toEqual([{ status: 'failed', usage: USAGE }]);
+    expect(journal.hookData('turn_end')).toEqual([{ status: 'failed', usage: USAGE, error: FAILURE }]);
   });
 
   it('fires no on_error for a cancelled turn, nor for a failed one without an error', async () => {

@@ -118,6 +118,19 @@ describe('streamModel: a response', () => {
     await streamModel(scope, input(), live());
     expect(journal.hookData('post_request')).toEqual([expect.objectContaining({ durationMs: 250 })]);
   });
+
+  it('hands post_request the response id and model the provider reported on done', async () => {
+    const { scope, journal } = setup(
+      scripted([
+        { type: 'text_delta', text: 'ok' },
+        { type: 'done', finishReason: 'stop', responseId: 'resp_1', responseModel: 'model-2026' },
+      ]),
+    );
+    await streamModel(scope, input(), live());
+    expect(journal.hookData('post_request')).toEqual([
+      expect.objectContaining({ responseId: 'resp_1', responseModel: 'model-2026' }),
+    ]);
+  });
 });
 
 describe('streamModel: usage and cost', () => {

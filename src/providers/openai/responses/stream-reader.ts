@@ -243,7 +243,13 @@ export class ResponsesStreamReader {
         items,
       });
     }
-    events.push({ type: 'done', finishReason: this.#finishReason(type, r) });
+    const model = r['model'];
+    events.push({
+      type: 'done',
+      finishReason: this.#finishReason(type, r),
+      ...(this.#responseId !== undefined && { responseId: this.#responseId }),
+      ...(typeof model === 'string' && model !== '' && { responseModel: model }),
+    });
     return events;
   }
 

@@ -43,7 +43,7 @@ describe('response.incomplete (derived: the terminal event of a recording replac
     expect(error).toBeUndefined();
     expect(joined(events, 'text_delta')).toBe('Hello');
     expect(events.map((e) => e.type).slice(-3)).toEqual(['usage', 'response_items', 'done']);
-    expect(events.at(-1)).toEqual({ type: 'done', finishReason: finish });
+    expect(events.at(-1)).toEqual(expect.objectContaining({ type: 'done', finishReason: finish }));
   });
 
   it('cut while thinking (vercel-openai-reasoning-encrypted-content-step1.sse without its function call): the lone reasoning item is never sent back', async () => {
@@ -55,7 +55,7 @@ describe('response.incomplete (derived: the terminal event of a recording replac
     expect(items?.type === 'response_items' && items.items.map((i) => (i as { type: string }).type)).toEqual([
       'reasoning',
     ]);
-    expect(out.at(-1)).toEqual({ type: 'done', finishReason: 'length' });
+    expect(out.at(-1)).toEqual(expect.objectContaining({ type: 'done', finishReason: 'length' }));
 
     const history: Message[] = [
       { type: 'user', content: [{ type: 'text', text: 'think' }] },
@@ -105,7 +105,7 @@ describe('two parallel calls in one response (derived from vercel-azure-tool-cal
       callId: 'call_parallel_2',
       toolName: first['name'],
     });
-    expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'tool_calls' });
+    expect(events.at(-1)).toEqual(expect.objectContaining({ type: 'done', finishReason: 'tool_calls' }));
   });
 });
 

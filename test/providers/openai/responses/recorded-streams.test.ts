@@ -153,7 +153,11 @@ describe.each([
     }
 
     const done = events.at(-1);
-    expect(done).toEqual({ type: 'done', finishReason: row.calls > 0 ? 'tool_calls' : 'stop' });
+    expect(done).toEqual({
+      type: 'done',
+      finishReason: row.calls > 0 ? 'tool_calls' : 'stop',
+      ...wireIdentity(sse),
+    });
     expect(expected.terminal).toBe('response.completed');
 
     const items = events.find((e) => e.type === 'response_items');
@@ -206,4 +210,25 @@ function expectEventOrder(events: readonly ChatEvent[]): void {
   expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
   expect(events.filter((e) => e.type === 'usage')).toHaveLength(1);
   expect(events.filter((e) => e.type === 'done')).toHaveLength(1);
+}
+
+/** The id of the first response the stream names and the completed response's model. */
+function wireIdentity(sse: string): { responseId?: string; responseModel?: string } {
+  const responses = sse
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .flatMap((line) => {
+      try {
+        const data = JSON.parse(line.slice(5)) as { type?: string; response?: { id?: unknown; model?: unknown } };
+        return data.response ? [{ type: data.type, ...data.response }] : [];
+      } catch {
+        return [];
+      }
+    });
+  const id = responses.find((r) => typeof r.id === 'string')?.id as string | undefined;
+  const model = responses.find((r) => r.type === 'response.completed')?.model;
+  return {
+    ...(id !== undefined && { responseId: id }),
+    ...(typeof model === 'string' && model !== '' && { responseModel: model }),
+  };
 }
