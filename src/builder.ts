@@ -36,7 +36,6 @@ const ToolShapeSchema = z.object({
     error: (issue) => parametersSchemaProblem(issue.input),
   }),
   mutating: z.optional(z.boolean()),
-  idempotent: z.optional(z.boolean()),
   needsApproval: z.optional(
     z.union([z.boolean(), z.custom<() => unknown>((v) => typeof v === 'function', 'expected function')]),
   ),

@@ -113,6 +113,3 @@ export function costUnknown(modelId: string): AgentError {
 export function toolSourceUnavailable(id: string, message: string, cause?: unknown): AgentError {
   return new AgentError('TOOL_SOURCE_UNAVAILABLE', `tool source '${id}': ${message}`, { cause });
 }
-export function recoveryExhausted(runs: number): AgentError {
-  return new AgentError('RECOVERY_EXHAUSTED', `the turn stopped ${runs} times without progress; it was not run again`);
-}

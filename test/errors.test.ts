@@ -3,6 +3,7 @@
  * retryable, source, cause, `toJSON()`), recognition across copies of the package, and the
  * readable rendering of zod issues.
  */
+import { recoveryExhausted } from '../src/server/recovery.js';
 import { describe, it, expect } from 'vitest';
 import * as z from 'zod/mini';
 import {
@@ -129,7 +130,7 @@ const byCode: Record<AgentErrorCode, { make: () => AgentError; source: ErrorSour
   },
   UNAUTHORIZED: { make: () => ServerErrors.unauthorized(), source: 'agent', says: ['not authorized'] },
   SERVER_BUSY: { make: () => ServerErrors.serverBusy(1000), source: 'agent', says: ['1000 open sessions'] },
-  RECOVERY_EXHAUSTED: { make: () => Errors.recoveryExhausted(3), source: 'agent', says: ['3 times without progress'] },
+  RECOVERY_EXHAUSTED: { make: () => recoveryExhausted(3), source: 'agent', says: ['3 times without progress'] },
 };
 
 describe('every error code', () => {

@@ -19,10 +19,6 @@ export const TOOL_CALL_INTERRUPTED_TEXT =
 export const TOOL_OUTCOME_UNKNOWN_TEXT =
   'Tool outcome unknown: the page was closed while it ran; it may or may not have taken effect.';
 
-/** The same, for a turn a server recovered after the instance that ran it stopped. */
-export const TOOL_OUTCOME_UNKNOWN_SERVER_TEXT =
-  'Tool outcome unknown: the server stopped while it ran; it may or may not have taken effect.';
-
 /** How every denial result starts (the conversation tells denied calls by it). */
 export const TOOL_CALL_DENIED_PREFIX = 'Tool call denied';
 

@@ -17,6 +17,8 @@ export interface AgentServerPort {
   readonly storage: SessionStorage | null;
   /** Whether `toolName` is a registered tool marked `mutating`. */
   isMutating(toolName: string): boolean;
+  /** Whether `toolName` is a registered tool marked `idempotent`. */
+  isIdempotent(toolName: string): boolean;
   /**
    * Releases the open session as a dropped page does (a running turn is cancelled; no
    * `session_end`, no memory extraction; the lock given back); resolves once it ended. A session
@@ -58,6 +60,7 @@ export function serverPort(agent: Agent): AgentServerPort {
   return {
     storage: services.sessionStorage,
     isMutating: (toolName) => services.tools.isMutating(toolName),
+    isIdempotent: (toolName) => services.tools.tool(toolName)?.idempotent === true,
     release: () => end(false),
     interrupt: () => end(true),
     record: (payload) => scope?.record(payload),

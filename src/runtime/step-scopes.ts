@@ -154,9 +154,7 @@ export function resumeScope(session: SessionScope, turn: TurnRun): ResumeTurnSco
       closeInterruptedTurn(session, 'continue');
       return { loaded, view };
     },
-    rerunMaybeExecuted: turn.continuation?.rerunMaybeExecuted === true,
-    isIdempotent: (name) => session.services.tools.tool(name)?.idempotent === true,
-    recovery: turn.continuation?.recovery ?? null,
+    continuation: turn.continuation ?? { rerunMaybeExecuted: false },
     hook,
     emit,
     append: (message) => session.append(message),

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Observable } from 'rxjs';
+import type { AgentError } from '../errors.js';
 import { ApprovalDesk } from '../approval/approval-desk.js';
 import type { TurnPrompt } from '../prompt/session-prompt.js';
 import type { BudgetLimits } from '../budget/plan-request.js';
@@ -49,20 +50,17 @@ export class ResponseDraft {
 
 /** How `session.continueTurn()` was asked to finish an interrupted turn. */
 export interface TurnContinuation {
-  /** Run again a mutating call that may already have run, instead of reporting its outcome unknown. */
-  rerunMaybeExecuted: boolean;
-  /** Set when a server recovers the turn after its instance stopped. */
-  recovery?: TurnRecovery;
-}
-
-/** A server's recovery of a turn: which one it is, and whether the turn's runs are spent. */
-export interface TurnRecovery {
-  /** 1 for the first recovery of the turn. */
-  attempt: number;
-  /** The turn died too often without progress: it ends `failed` (`RECOVERY_EXHAUSTED`), unrun. */
-  exhausted: boolean;
-  /** Its runs that died since its last progress. */
-  runs: number;
+  /**
+   * Run again a mutating call that may already have run, instead of reporting its outcome
+   * unknown: every such call, or the ones whose tool name it says `true` of.
+   */
+  rerunMaybeExecuted: boolean | ((toolName: string) => boolean);
+  /** What a maybe-run call that is not run again reads. Default: the page was closed. */
+  outcomeUnknownText?: string;
+  /** A server's recovery of the turn, announced in `turn_resumed`. */
+  recovery?: { attempt: number };
+  /** Ends the turn at once with this error, unrun (a server's recovery whose runs are spent). */
+  fail?: AgentError;
 }
 
 /** The turn in flight. */

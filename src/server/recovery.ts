@@ -7,7 +7,7 @@
  * @module
  */
 import { isoNow, systemClock } from '../clock.js';
-import { Errors } from '../errors.js';
+import { AgentError, Errors } from '../errors.js';
 import { planRecovery, recoveryRecord } from '../persistence/recovery-attempts.js';
 import type { AgentServerPort } from '../runtime/server-port.js';
 import type { RunningTurn, Session } from '../session.js';
@@ -30,5 +30,19 @@ export async function recoverTurn(
     port.record(recoveryRecord(interrupted.turnId, plan.attempt, isoNow(systemClock)));
     if (!(await port.stored())) throw Errors.turnBusy();
   }
-  return session._continue({ rerunMaybeExecuted: false, recovery: plan });
+  return session._continue({
+    rerunMaybeExecuted: (toolName) => port.isIdempotent(toolName),
+    outcomeUnknownText: TOOL_OUTCOME_UNKNOWN_SERVER_TEXT,
+    recovery: { attempt: plan.attempt },
+    ...(plan.exhausted && { fail: recoveryExhausted(plan.runs) }),
+  });
+}
+
+/** What a mutating call that may have run reads when its turn is recovered (its tool is not idempotent). */
+export const TOOL_OUTCOME_UNKNOWN_SERVER_TEXT =
+  'Tool outcome unknown: the server stopped while it ran; it may or may not have taken effect.';
+
+/** The error of a turn whose runs died `runs` times in a row without progress. */
+export function recoveryExhausted(runs: number): AgentError {
+  return new AgentError('RECOVERY_EXHAUSTED', `the turn stopped ${runs} times without progress; it was not run again`);
 }

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { defineTool, type ChatRequest, type SessionEvent } from '../../src/index.js';
-import { TOOL_OUTCOME_UNKNOWN_SERVER_TEXT } from '../../src/prompt/tool-result-texts.js';
+import { TOOL_OUTCOME_UNKNOWN_SERVER_TEXT } from '../../src/server/recovery.js';
 import { reply, ScriptedModelProvider, type ScriptedResponse } from '../../src/testing/index.js';
 import type { AgentHandlerOptions } from '../../src/server.js';
 import { SharedSessionLock } from '../support/shared-lock.js';

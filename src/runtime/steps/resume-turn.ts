@@ -10,8 +10,8 @@
 import type { ResumeTurnOutput, StepInput } from '../../../machines/turn.types.js';
 import * as Errors from '../../error-constructors.js';
 import type { LoadedInterruptedTurn } from '../../persistence/resume.js';
-import { TOOL_OUTCOME_UNKNOWN_SERVER_TEXT, TOOL_OUTCOME_UNKNOWN_TEXT } from '../../prompt/tool-result-texts.js';
-import type { TurnRecovery } from '../turn-run.js';
+import { TOOL_OUTCOME_UNKNOWN_TEXT } from '../../prompt/tool-result-texts.js';
+import type { TurnContinuation } from '../turn-run.js';
 import { rawToolCallArguments } from '../../tools/raw-arguments.js';
 import type { AgentEventPayload, InterruptedTurn, Message, ToolCallRequest } from '../../types.js';
 import type { HookCaller } from '../session-scope.js';
@@ -20,11 +20,8 @@ import type { HookCaller } from '../session-scope.js';
 export interface ResumeTurnScope {
   /** Closes the interrupted state and returns it (what it was, and its public view). */
   takeInterrupted(): { loaded: LoadedInterruptedTurn; view: InterruptedTurn } | null;
-  rerunMaybeExecuted: boolean;
-  /** Whether `toolName` is registered `idempotent` (a maybe-run call of it runs again on recovery). */
-  isIdempotent(toolName: string): boolean;
-  /** Set when a server recovers the turn. */
-  recovery: TurnRecovery | null;
+  /** How the turn is continued (by `continueTurn()`, or by a server's recovery). */
+  continuation: TurnContinuation;
   hook: HookCaller;
   emit(payload: AgentEventPayload): void;
   append(message: Message): void;
@@ -41,15 +38,9 @@ export async function resumeTurn(
   const taken = scope.takeInterrupted();
   if (!taken) throw new Error('a continued turn has no interrupted turn to resume');
   const { loaded, view } = taken;
-  const { recovery } = scope;
-  scope.emit({
-    type: 'turn_resumed',
-    reason: view.reason,
-    ...(recovery && { recovery: { attempt: recovery.attempt } }),
-  });
-  if (recovery?.exhausted) {
-    throw Errors.recoveryExhausted(recovery.runs);
-  }
+  const { recovery, fail, rerunMaybeExecuted: rerun } = scope.continuation;
+  scope.emit({ type: 'turn_resumed', reason: view.reason, ...(recovery && { recovery }) });
+  if (fail) throw fail;
 
   const outcome = await scope.hook('turn_start', []);
   if (outcome.aborted !== null) throw Errors.requestBlocked(outcome.aborted);
@@ -68,9 +59,8 @@ export async function resumeTurn(
   const toolCalls: ResumeTurnOutput['toolCalls'] = [];
   for (const [i, call] of loaded.unfinished.entries()) {
     const { mutating } = view.unfinishedToolCalls[i]!;
-    const rerun = scope.rerunMaybeExecuted || (recovery !== null && scope.isIdempotent(call.toolName));
-    if (mutating && call.maybeExecuted && !rerun) {
-      answerOutcomeUnknown(scope, call, recovery ? TOOL_OUTCOME_UNKNOWN_SERVER_TEXT : TOOL_OUTCOME_UNKNOWN_TEXT);
+    if (mutating && call.maybeExecuted && !(rerun === true || (rerun !== false && rerun(call.toolName)))) {
+      answerOutcomeUnknown(scope, call, scope.continuation.outcomeUnknownText ?? TOOL_OUTCOME_UNKNOWN_TEXT);
       continue;
     }
     scope.pendingCalls.set(call.callId, requestOf(call));
