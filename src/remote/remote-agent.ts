@@ -7,6 +7,7 @@
 import * as z from 'zod/mini';
 import { AgentError } from '../errors.js';
 import type { SessionConfig, SessionPage } from '../types.js';
+import { parseInput } from '../validate.js';
 import { call, seg, type RemoteTransport } from './remote-http.js';
 import { RemoteSession } from './remote-session.js';
 import { ReadStateSchema, SessionPageSchema, type SessionState } from './wire.js';
@@ -19,7 +20,25 @@ export interface RemoteAgentOptions {
   headers?: Record<string, string> | (() => Promise<Record<string, string>>);
   /** The `fetch` to use. Default: the global one. */
   fetch?: typeof fetch;
+  /**
+   * How long a command (create, resume, list, delete, approve, deny, cancel, discard, close) or a
+   * stream's answer may take; past it the command rejects `INTERNAL_ERROR` (retryable). Default 30 s.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How long a turn waits for a server to be reached again after its stream broke; past it its
+   * `result` settles `failed` with `INTERNAL_ERROR` (retryable). Default 60 s.
+   */
+  reconnectTimeoutMs?: number;
 }
+
+const Millis = /* @__PURE__ */ (() => z.optional(z.number().check(z.int(), z.positive())))();
+const OptionsSchema = /* @__PURE__ */ (() =>
+  z.looseObject({
+    url: z.union([z.string(), z.instanceof(URL)]),
+    requestTimeoutMs: Millis,
+    reconnectTimeoutMs: Millis,
+  }))();
 
 /**
  * An agent on a server, used from the page.
@@ -33,13 +52,15 @@ export class RemoteAgent {
   readonly #transport: RemoteTransport;
 
   constructor(options: RemoteAgentOptions) {
-    const base = String(options.url).replace(/\/+$/, '');
+    const { url, requestTimeoutMs, reconnectTimeoutMs } = parseInput(OptionsSchema, options, 'options');
     const headers = options.headers;
     const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#transport = {
-      base,
+      base: String(url).replace(/\/+$/, ''),
       headers: typeof headers === 'function' ? headers : async () => headers ?? {},
       fetch: fetchFn,
+      requestTimeoutMs: requestTimeoutMs ?? 30_000,
+      reconnectTimeoutMs: reconnectTimeoutMs ?? 60_000,
     };
   }
 

@@ -14,6 +14,25 @@ export interface RemoteTransport {
   base: string;
   headers: () => Promise<Record<string, string>>;
   fetch: typeof fetch;
+  /** How long a command, or a stream's answer, may take. */
+  requestTimeoutMs: number;
+  /** How long a turn waits for a server to be reached again before it fails. */
+  reconnectTimeoutMs: number;
+}
+
+/**
+ * `promise`, or past `ms` a retryable `INTERNAL_ERROR` naming `what` (after `abort()`, which
+ * stops the request behind it). Bounds what a half-open connection would otherwise leave hanging.
+ */
+export function bounded<T>(promise: Promise<T>, ms: number, what: string, abort: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort();
+      reject(new AgentError('INTERNAL_ERROR', `the server did not answer ${what} in time`, { retryable: true }));
+    }, Math.max(0, ms));
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 const ErrorBodySchema = /* @__PURE__ */ (() =>
@@ -76,14 +95,28 @@ export async function send(
   }
 }
 
-/** Sends a request and reads its JSON answer (rejects with the server's error). */
-export async function call(
+/**
+ * Sends a request and reads its JSON answer (rejects with the server's error); the whole exchange,
+ * the answer's body included, is bounded by `requestTimeoutMs`.
+ */
+export function call(transport: RemoteTransport, method: string, path: string, body?: unknown): Promise<unknown> {
+  const controller = new AbortController();
+  return bounded(
+    exchange(transport, method, path, body, controller.signal),
+    transport.requestTimeoutMs,
+    `${method} ${path}`,
+    () => controller.abort(),
+  );
+}
+
+async function exchange(
   transport: RemoteTransport,
   method: string,
   path: string,
-  body?: unknown,
+  body: unknown,
+  signal: AbortSignal,
 ): Promise<unknown> {
-  const response = await send(transport, method, path, body === undefined ? {} : { body });
+  const response = await send(transport, method, path, body === undefined ? { signal } : { body, signal });
   if (!response.ok) throw await errorOf(response);
   if (response.status === 204 || response.status === 202) return null;
   try {

@@ -12,13 +12,15 @@ import { Channel } from '../events/channel.js';
 import type { Conversation } from '../conversation/schema.js';
 import type { AgentEvent, InterruptedTurn, Message, UserInput } from '../types.js';
 import { applyPatch } from './apply-patch.js';
-import { call, errorOf, seg, send, type RemoteTransport } from './remote-http.js';
+import { lastTurnOf } from './last-turn.js';
+import { bounded, call, errorOf, seg, send, type RemoteTransport } from './remote-http.js';
 import { RemoteTurn } from './remote-turn.js';
 import { readSse, SseLimitError } from './sse-reader.js';
 import * as z from 'zod/mini';
 import {
   FRAME_SCHEMAS,
   MAX_FRAME_BYTES,
+  HEARTBEAT_HEADER,
   parseFrameId,
   ReadStateSchema,
   TURN_ID_HEADER,
@@ -28,8 +30,14 @@ import {
   type WireResult,
 } from './wire.js';
 
-/** Reconnects after a broken stream before a turn is given up as lost. */
-const MAX_RECONNECTS = 12;
+/** The backoff stops growing at this reconnect (5 s). */
+const MAX_BACKOFF_STEP = 6;
+
+/** The heartbeat interval a stream's server announces, within sane bounds; 15 s when it names none. */
+function heartbeatOf(response: Response): number {
+  const announced = Number(response.headers.get(HEARTBEAT_HEADER) ?? Number.NaN);
+  return Number.isFinite(announced) ? Math.min(300_000, Math.max(100, announced)) : 15_000;
+}
 
 /** The wait before reconnect `n` (1-based): 200 ms doubling to 5 s, with jitter. */
 const backoff = (n: number) => Math.min(5_000, 200 * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
@@ -66,6 +74,8 @@ export class RemoteSession {
   readonly #changes = new Channel<Conversation>({ replay: false });
   readonly #events = new Channel<AgentEvent>({ replay: false });
   readonly #turns = new Map<string, RemoteTurn>();
+  /** The awaited turns this client did not start: their approvals follow the conversation. */
+  readonly #adopted = new WeakSet<RemoteTurn>();
   #observers = 0;
   #link: Link | null = null;
   #closed = false;
@@ -79,6 +89,8 @@ export class RemoteSession {
     this.#interrupted = state.interruptedTurn;
     this.#position = parseFrameId(eventId);
     this.#lastId = this.#position ? eventId : null;
+    this.#track();
+    this.#follow();
   }
 
   /** The context history as the server last sent it (after each turn, and with each state). */
@@ -168,14 +180,23 @@ export class RemoteSession {
       this.#link = null;
     }
     const controller = new AbortController();
-    const response = await send(this.#transport, 'POST', `/sessions/${seg(this.id)}/${route}`, {
-      body,
-      lastEventId: this.#lastId,
-      signal: controller.signal,
-    });
-    if (!response.ok) {
+    const abort = () => controller.abort();
+    const what = `POST /sessions/${seg(this.id)}/${route}`;
+    let response: Response;
+    try {
+      response = await this.#bounded(
+        send(this.#transport, 'POST', `/sessions/${seg(this.id)}/${route}`, {
+          body,
+          lastEventId: this.#lastId,
+          signal: controller.signal,
+        }),
+        what,
+        abort,
+      );
+      if (!response.ok) throw await this.#bounded(errorOf(response), what, abort);
+    } catch (error) {
       this.#follow();
-      throw await errorOf(response);
+      throw error;
     }
     const turnId = response.headers.get(TURN_ID_HEADER);
     if (!turnId || !response.body) {
@@ -183,10 +204,84 @@ export class RemoteSession {
       throw new ProtocolError('a turn without its id');
     }
     const turn = new RemoteTurn<T>(turnId, this.id, this.#transport);
-    this.#turns.set(turnId, turn as RemoteTurn);
-    void turn.result.then(() => this.#turns.delete(turnId));
+    this.#await(turn as RemoteTurn);
     void this.#pump({ controller, turn: turn as RemoteTurn }, response);
     return turn;
+  }
+
+  /** `promise`, bounded by the transport's `requestTimeoutMs`. */
+  #bounded<T>(promise: Promise<T>, what: string, abort: () => void, ms = this.#transport.requestTimeoutMs): Promise<T> {
+    return bounded(promise, ms, what, abort);
+  }
+
+  /** Waits for `turn` here: kept in step by the frames until its result. */
+  #await(turn: RemoteTurn): void {
+    this.#turns.set(turn.id, turn);
+    void turn.result.then(() => {
+      if (this.#turns.get(turn.id) === turn) this.#turns.delete(turn.id);
+      this.#release();
+    });
+  }
+
+  /**
+   * The turn that runs on the server now, whoever started it (this page, a reloaded one, another
+   * device): approve, deny or cancel it here. Known from `resumeSession` alone, kept current by
+   * the session's stream; `null` when no turn runs.
+   * @example
+   * const session = await remote.resumeSession(id);
+   * const [waiting] = session.activeTurn?.pendingApprovals ?? [];
+   * if (waiting) await session.activeTurn!.approve(waiting.callId);
+   */
+  get activeTurn(): RemoteTurn | null {
+    const mine = this.#link?.turn;
+    if (mine && !mine.settled) return mine;
+    const running = this.#conversation.turn;
+    const turn = running ? this.#turns.get(running.id) : undefined;
+    return turn && !turn.settled ? turn : null;
+  }
+
+  /**
+   * Takes up the turn the conversation shows running when this client does not wait for it yet
+   * (started elsewhere, or before a reload); its pending approvals follow the conversation's tool
+   * items.
+   */
+  #track(): void {
+    const running = this.#conversation.turn;
+    if (!running) return;
+    let turn = this.#turns.get(running.id);
+    if (!turn) {
+      turn = new RemoteTurn(running.id, this.id, this.#transport);
+      this.#adopted.add(turn);
+      this.#await(turn);
+    }
+    if (!this.#adopted.has(turn)) return;
+    const waiting = new Map<string, { toolName: string; arguments: unknown }>();
+    const decided = new Set<string>();
+    for (const item of this.#conversation.items) {
+      if (item.kind !== 'tool') continue;
+      if (item.status === 'awaiting_approval') waiting.set(item.callId, item);
+      else decided.add(item.callId);
+    }
+    turn._waiting(waiting, decided);
+  }
+
+  /** Whether the session must follow the server: someone watches it, or a turn is awaited. */
+  #wanted(): boolean {
+    return this.#observers > 0 || this.#awaiting();
+  }
+
+  /** Whether a turn's result is still awaited here. */
+  #awaiting(): boolean {
+    for (const turn of this.#turns.values()) if (!turn.settled) return true;
+    return false;
+  }
+
+  /** Stops the follow stream once nothing needs it. */
+  #release(): void {
+    if (!this.#wanted() && this.#link && this.#link.turn === null) {
+      this.#link.controller.abort();
+      this.#link = null;
+    }
   }
 
   /** An observable that counts its subscribers as watchers (a watched session follows the server). */
@@ -199,68 +294,104 @@ export class RemoteSession {
       return () => {
         inner?.unsubscribe();
         this.#observers--;
-        if (this.#observers === 0 && this.#link && this.#link.turn === null) {
-          this.#link.controller.abort();
-          this.#link = null;
-        }
+        this.#release();
       };
     });
   }
 
-  /** Opens the follow stream when someone watches and no stream is open. */
+  /** Opens the follow stream when it is wanted and no stream is open. */
   #follow(): void {
-    if (this.#closed || this.#link || this.#observers === 0) return;
+    if (this.#closed || this.#link || !this.#wanted()) return;
     void this.#pump({ controller: new AbortController(), turn: null }, null);
   }
 
-  /** Reads one link's frames, reconnecting from the last applied frame while the link is needed. */
+  /**
+   * Reads one link's frames, reconnecting from the last applied frame while the link is needed.
+   * A stream silent for three heartbeat intervals is given up and taken up again; the turns it is
+   * awaited for fail once no server was reached for `reconnectTimeoutMs`.
+   */
   async #pump(link: Link, first: Response | null): Promise<void> {
     // A follow stream opened while the turn was being started gives way to the turn's.
     const before = this.#link;
     if (link.turn && before && before !== link && before.turn === null) before.controller.abort();
     this.#link = link;
     const { signal } = link.controller;
+    const { reconnectTimeoutMs, requestTimeoutMs } = this.#transport;
     let response = first;
     let failures = 0;
+    // The last sign of a server serving this stream: a heartbeat, or a frame other than a state
+    // (which a server that only reads storage answers with, again and again).
+    let aliveAt = Date.now();
+    const alive = () => {
+      aliveAt = Date.now();
+      failures = 0;
+    };
+    const awaited = () => link.turn !== null || this.#awaiting();
     const needed = () =>
-      !this.#closed && !signal.aborted && (link.turn ? !link.turn.settled : this.#observers > 0);
+      !this.#closed && !signal.aborted && (link.turn ? !link.turn.settled : this.#wanted());
     while (needed()) {
-      try {
-        response ??= await send(this.#transport, 'GET', `/sessions/${seg(this.id)}/events`, {
-          lastEventId: this.#lastId,
-          signal,
+      const left = aliveAt + reconnectTimeoutMs - Date.now();
+      if (left <= 0 && awaited()) {
+        const error = new AgentError('INTERNAL_ERROR', 'the server could not be reached again', {
+          retryable: true,
         });
+        if (link.turn) return this.#lost(link, error);
+        for (const turn of this.#turns.values()) turn._fail(error);
+        if (!needed()) break;
+      }
+      const connection = new AbortController();
+      const stop = () => connection.abort();
+      signal.addEventListener('abort', stop);
+      const ms = awaited() ? Math.min(requestTimeoutMs, left) : requestTimeoutMs;
+      try {
+        const what = `GET /sessions/${seg(this.id)}/events`;
+        response ??= await this.#bounded(
+          send(this.#transport, 'GET', `/sessions/${seg(this.id)}/events`, {
+            lastEventId: this.#lastId,
+            signal: connection.signal,
+          }),
+          what,
+          stop,
+          ms,
+        );
         if (!response.ok) {
-          const error = await errorOf(response);
-          if (response.status < 500) return this.#lost(link, error);
+          const error = await this.#bounded(errorOf(response), what, stop, ms);
+          if (response.status < 500 && link.turn) return this.#lost(link, error);
           throw error;
         }
         if (!response.body) throw new ProtocolError('a stream without a body');
+        const idleMs = 3 * heartbeatOf(response);
         let previous: FrameId | null = null;
-        for await (const message of readSse(response.body, MAX_FRAME_BYTES)) {
+        for await (const message of readSse(response.body, MAX_FRAME_BYTES, { idleMs, onComment: alive })) {
           if (signal.aborted) break;
           previous = this.#apply(message.event, message.id, message.data, previous);
-          // Progress, not a state read back from storage (which another instance's session answers with).
-          if (message.event !== 'state') failures = 0;
+          if (message.event !== 'state') alive();
+          this.#track();
           if (!needed()) break;
         }
-      } catch (error) {
+      } catch (caught) {
         if (signal.aborted) break;
-        if (error instanceof ProtocolError) return this.#lost(link, error);
-        if (error instanceof SseLimitError) return this.#lost(link, new ProtocolError(error.message));
+        const error = caught instanceof SseLimitError ? new ProtocolError(caught.message) : caught;
+        if (error instanceof ProtocolError) {
+          if (link.turn) return this.#lost(link, error);
+          this.#forget();
+        }
+      } finally {
+        signal.removeEventListener('abort', stop);
       }
       response = null;
       if (!needed()) break;
-      // A turn is given up after so many tries; a follow stream keeps trying, at the slowest pace.
-      if (++failures > MAX_RECONNECTS && link.turn) {
-        return this.#lost(
-          link,
-          new AgentError('INTERNAL_ERROR', 'the server could not be reached again', { retryable: true }),
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, backoff(Math.min(failures, MAX_RECONNECTS))));
+      const wait = backoff(Math.min(++failures, MAX_BACKOFF_STEP));
+      const until = aliveAt + reconnectTimeoutMs - Date.now();
+      await new Promise((resolve) => setTimeout(resolve, awaited() ? Math.max(0, Math.min(wait, until)) : wait));
     }
     this.#unlink(link);
+  }
+
+  /** Drops the stream position: the next stream starts with the server's state, which replaces this one. */
+  #forget(): void {
+    this.#position = null;
+    this.#lastId = null;
   }
 
   #unlink(link: Link): void {
@@ -269,14 +400,40 @@ export class RemoteSession {
     if (link.turn) this.#follow();
   }
 
-  /** A link that cannot go on: its turn fails with `error`; the conversation stays as it was. */
+  /**
+   * A turn's link that cannot go on: its turn fails with `error`; the conversation stays as it
+   * was. Following goes on whatever the failure (after a protocol error, from a fresh state).
+   */
   #lost(link: Link, error: AgentError): void {
     link.turn?._fail(error);
     if (this.#link === link) this.#link = null;
-    // A server that breaks the protocol is not followed again; one that is only unreachable is,
-    // for whoever still watches.
-    if (error instanceof ProtocolError) for (const turn of this.#turns.values()) turn._fail(error);
-    else if (link.turn) this.#follow();
+    if (error instanceof ProtocolError) this.#forget();
+    this.#follow();
+  }
+
+  /**
+   * After a state: each awaited turn that no longer runs there settles — with its real result
+   * when the state names it as the last turn, else `SESSION_CLOSED` (it ended while the stream was
+   * down, or its instance stopped and it is in `interruptedTurn`).
+   */
+  #settleEnded(state: SessionState): void {
+    const last = lastTurnOf(state);
+    for (const turn of this.#turns.values()) {
+      if (state.conversation.turn?.id === turn.id) continue;
+      if (last?.turnId === turn.id) {
+        turn._result(last.result);
+        continue;
+      }
+      const cut = state.interruptedTurn?.turnId === turn.id;
+      turn._fail(
+        new AgentError(
+          'SESSION_CLOSED',
+          cut
+            ? 'the instance that ran this turn stopped: it is in session.interruptedTurn'
+            : 'the turn ended while the connection was down: see session.conversation',
+        ),
+      );
+    }
   }
 
   /** Checks and applies one frame; returns its id. */
@@ -319,20 +476,7 @@ export class RemoteSession {
     this.#messages = state.messages;
     this.#interrupted = state.interruptedTurn;
     this.#setConversation(state.conversation);
-    // A turn this client waits for that no longer runs there ended while the stream was down,
-    // or the instance running it stopped: its frames are gone.
-    for (const turn of this.#turns.values()) {
-      if (state.conversation.turn?.id === turn.id) continue;
-      const cut = state.interruptedTurn?.turnId === turn.id;
-      turn._fail(
-        new AgentError(
-          'SESSION_CLOSED',
-          cut
-            ? 'the instance that ran this turn stopped: it is in session.interruptedTurn'
-            : 'the turn ended while the connection was down: see session.conversation',
-        ),
-      );
-    }
+    this.#settleEnded(state);
   }
 
   #applyFrame(kind: Exclude<FrameKind, 'state'>, data: unknown): void {

@@ -11,6 +11,9 @@ import type { AgentEvent, PendingApproval, TurnResult } from '../types.js';
 import { agentError, call, seg, type RemoteTransport } from './remote-http.js';
 import type { WireResult } from './wire.js';
 
+/** A turn's result as the server sends it, without the history. */
+export type WireTurnResult = Pick<WireResult, 'status' | 'usage' | 'cost' | 'output' | 'error'>;
+
 /** The terminal payloads: after one of them a turn's events complete. */
 function isTerminal({ payload }: AgentEvent): boolean {
   return (
@@ -94,7 +97,8 @@ export class RemoteTurn<T = unknown> {
     const { payload } = event;
     if (payload.type === 'approval_requested') {
       const { callId, toolName } = payload;
-      this.#pending = [
+      if (!this.#pending.some((a) => a.callId === callId))
+        this.#pending = [
         ...this.#pending,
         { callId, toolName, arguments: payload.arguments, requestedAt: event.timestamp },
       ];
@@ -108,16 +112,27 @@ export class RemoteTurn<T = unknown> {
     }
   }
 
-  /** @internal The turn's result, from the server's `result` frame. */
-  _result(wire: WireResult): void {
+  /**
+   * @internal The calls the conversation shows awaiting approval (for a turn taken up from a
+   * state): those join the pending ones, and a pending call the conversation shows decided leaves.
+   */
+  _waiting(waiting: ReadonlyMap<string, { toolName: string; arguments: unknown }>, decided: ReadonlySet<string>): void {
+    if (this.#settled) return;
+    const kept = this.#pending.filter((a) => !decided.has(a.callId));
+    const known = new Set(kept.map((a) => a.callId));
+    const added: PendingApproval[] = [];
+    const now = new Date().toISOString();
+    for (const [callId, call] of waiting)
+      if (!known.has(callId)) added.push({ callId, toolName: call.toolName, arguments: call.arguments, requestedAt: now });
+    if (added.length > 0 || kept.length !== this.#pending.length) this.#pending = [...kept, ...added];
+  }
+
+  /** @internal The turn's result, from the server's `result` frame or a state's last turn. */
+  _result(wire: WireTurnResult): void {
     const { status, usage, cost, output, error } = wire;
     const result: TurnResult<T> = { status, usage, cost };
     if (output !== undefined) result.output = output as T;
-    if (error)
-      result.error = new AgentError(error.code, error.message, {
-        retryable: error.retryable,
-        source: error.source,
-      });
+    if (error) result.error = agentError(error);
     this.#settle(result);
   }
 
