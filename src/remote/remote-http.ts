@@ -27,10 +27,15 @@ export interface RemoteTransport {
 export function bounded<T>(promise: Promise<T>, ms: number, what: string, abort: () => void): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      abort();
-      reject(new AgentError('INTERNAL_ERROR', `the server did not answer ${what} in time`, { retryable: true }));
-    }, Math.max(0, ms));
+    timer = setTimeout(
+      () => {
+        abort();
+        reject(
+          new AgentError('INTERNAL_ERROR', `the server did not answer ${what} in time`, { retryable: true }),
+        );
+      },
+      Math.max(0, ms),
+    );
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
@@ -99,7 +104,12 @@ export async function send(
  * Sends a request and reads its JSON answer (rejects with the server's error); the whole exchange,
  * the answer's body included, is bounded by `requestTimeoutMs`.
  */
-export function call(transport: RemoteTransport, method: string, path: string, body?: unknown): Promise<unknown> {
+export function call(
+  transport: RemoteTransport,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const controller = new AbortController();
   return bounded(
     exchange(transport, method, path, body, controller.signal),

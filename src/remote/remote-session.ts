@@ -210,7 +210,12 @@ export class RemoteSession {
   }
 
   /** `promise`, bounded by the transport's `requestTimeoutMs`. */
-  #bounded<T>(promise: Promise<T>, what: string, abort: () => void, ms = this.#transport.requestTimeoutMs): Promise<T> {
+  #bounded<T>(
+    promise: Promise<T>,
+    what: string,
+    abort: () => void,
+    ms = this.#transport.requestTimeoutMs,
+  ): Promise<T> {
     return bounded(promise, ms, what, abort);
   }
 
@@ -383,7 +388,9 @@ export class RemoteSession {
       if (!needed()) break;
       const wait = backoff(Math.min(++failures, MAX_BACKOFF_STEP));
       const until = aliveAt + reconnectTimeoutMs - Date.now();
-      await new Promise((resolve) => setTimeout(resolve, awaited() ? Math.max(0, Math.min(wait, until)) : wait));
+      await new Promise((resolve) =>
+        setTimeout(resolve, awaited() ? Math.max(0, Math.min(wait, until)) : wait),
+      );
     }
     this.#unlink(link);
   }

@@ -99,9 +99,9 @@ export class RemoteTurn<T = unknown> {
       const { callId, toolName } = payload;
       if (!this.#pending.some((a) => a.callId === callId))
         this.#pending = [
-        ...this.#pending,
-        { callId, toolName, arguments: payload.arguments, requestedAt: event.timestamp },
-      ];
+          ...this.#pending,
+          { callId, toolName, arguments: payload.arguments, requestedAt: event.timestamp },
+        ];
     } else if (payload.type === 'approval_resolved') {
       this.#pending = this.#pending.filter((a) => a.callId !== payload.callId);
     }
@@ -116,14 +116,18 @@ export class RemoteTurn<T = unknown> {
    * @internal The calls the conversation shows awaiting approval (for a turn taken up from a
    * state): those join the pending ones, and a pending call the conversation shows decided leaves.
    */
-  _waiting(waiting: ReadonlyMap<string, { toolName: string; arguments: unknown }>, decided: ReadonlySet<string>): void {
+  _waiting(
+    waiting: ReadonlyMap<string, { toolName: string; arguments: unknown }>,
+    decided: ReadonlySet<string>,
+  ): void {
     if (this.#settled) return;
     const kept = this.#pending.filter((a) => !decided.has(a.callId));
     const known = new Set(kept.map((a) => a.callId));
     const added: PendingApproval[] = [];
     const now = new Date().toISOString();
     for (const [callId, call] of waiting)
-      if (!known.has(callId)) added.push({ callId, toolName: call.toolName, arguments: call.arguments, requestedAt: now });
+      if (!known.has(callId))
+        added.push({ callId, toolName: call.toolName, arguments: call.arguments, requestedAt: now });
     if (added.length > 0 || kept.length !== this.#pending.length) this.#pending = [...kept, ...added];
   }
 

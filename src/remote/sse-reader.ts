@@ -39,7 +39,8 @@ export async function* readSse(
   // Cancelling the reader settles a pending read() as done, whatever the fetch behind it does.
   const arm = () => {
     clearTimeout(timer);
-    if (watch.idleMs !== undefined) timer = setTimeout(() => void reader.cancel().catch(() => {}), watch.idleMs);
+    if (watch.idleMs !== undefined)
+      timer = setTimeout(() => void reader.cancel().catch(() => {}), watch.idleMs);
   };
   const decoder = new TextDecoder();
   let buffer = '';

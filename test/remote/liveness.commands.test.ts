@@ -23,7 +23,9 @@ async function silentServer(halfOpen: boolean): Promise<RemoteAgent> {
       return json(res, 201, { ...stateOf(), eventId: 'tok.0' });
     if (req.method === 'POST' && req.url === '/agent/sessions/s1/turns') {
       sse(res, undefined, 't1');
-      res.write(frame('tok.1', 'patch', { length: 1, set: [{ at: 0, item: RUNNING.items[0] }], turn: RUNNING.turn }));
+      res.write(
+        frame('tok.1', 'patch', { length: 1, set: [{ at: 0, item: RUNNING.items[0] }], turn: RUNNING.turn }),
+      );
       return;
     }
     if (req.url === '/agent/sessions/s1/events') return; // the follow stream: never answered
@@ -54,15 +56,16 @@ describe.each([
       ['discard', () => session.discardInterruptedTurn()],
       ['close', () => session.close()],
     ];
-    for (const [name, command] of commands)
-      await expect(command(), name).rejects.toMatchObject(TIMED_OUT);
+    for (const [name, command] of commands) await expect(command(), name).rejects.toMatchObject(TIMED_OUT);
   });
 });
 
 describe('a server that never answers a new session', () => {
   it('fails newSession past requestTimeoutMs', async () => {
     const url = await wireServer(() => {});
-    await expect(new RemoteAgent({ url, requestTimeoutMs: 100 }).newSession()).rejects.toMatchObject(TIMED_OUT);
+    await expect(new RemoteAgent({ url, requestTimeoutMs: 100 }).newSession()).rejects.toMatchObject(
+      TIMED_OUT,
+    );
   });
 });
 

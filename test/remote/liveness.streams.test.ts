@@ -31,7 +31,11 @@ describe('a stalled stream', () => {
         sse(res, 100);
         res.end(
           frame('tok.3', 'event', eventOf(2, { type: 'text_delta', text: 'lo' })) +
-            frame('tok.4', 'event', eventOf(3, { type: 'turn_complete', usage: completed.usage, finishReason: 'stop' })) +
+            frame(
+              'tok.4',
+              'event',
+              eventOf(3, { type: 'turn_complete', usage: completed.usage, finishReason: 'stop' }),
+            ) +
             frame('tok.5', 'patch', { length: 1, turn: null }) +
             frame('tok.6', 'result', completed),
         );
@@ -45,7 +49,9 @@ describe('a stalled stream', () => {
     expect(result.status).toBe('completed');
     expect(lastEventIds).toEqual(['tok.2']);
     expect(events.map((e) => e.sequence)).toEqual([1, 2, 3]);
-    expect(events.flatMap((e) => (e.payload.type === 'text_delta' ? [e.payload.text] : [])).join('')).toBe('Hello');
+    expect(events.flatMap((e) => (e.payload.type === 'text_delta' ? [e.payload.text] : [])).join('')).toBe(
+      'Hello',
+    );
   });
 });
 
@@ -63,7 +69,11 @@ describe('a server that cannot be reached again', () => {
       // Accepted, never answered.
       if (req.url === '/agent/sessions/s1/events') reconnects++;
     });
-    const session = await new RemoteAgent({ url, requestTimeoutMs: 150, reconnectTimeoutMs: 600 }).newSession();
+    const session = await new RemoteAgent({
+      url,
+      requestTimeoutMs: 150,
+      reconnectTimeoutMs: 600,
+    }).newSession();
     const turn = await session.sendMessage('hi');
     const result = await turn.result;
     expect(result.status).toBe('failed');
@@ -80,7 +90,8 @@ describe('following the conversation', () => {
     const url = await wireServer((req, res) => {
       if (req.method === 'GET' && req.url === '/agent/sessions/s1')
         return json(res, 200, { ...stateOf(), eventId: 'tok.0' });
-      if (req.url !== '/agent/sessions/s1/events') return json(res, 404, { error: { code: 'INVALID_INPUT', message: 'no' } });
+      if (req.url !== '/agent/sessions/s1/events')
+        return json(res, 404, { error: { code: 'INVALID_INPUT', message: 'no' } });
       lastEventIds.push(req.headers['last-event-id'] as string | undefined);
       const attempt = lastEventIds.length;
       if (attempt === 1) return json(res, 404, { error: { code: 'SESSION_NOT_FOUND', message: 'gone' } });

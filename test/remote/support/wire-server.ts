@@ -51,7 +51,14 @@ export const eventOf = (sequence: number, payload: Record<string, unknown>) => (
 const USAGE = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
 
 /** A `completed` result frame's data for `t1`. */
-export const completed = { turnId: 't1', status: 'completed', usage: USAGE, cost: null, messages: [], interruptedTurn: null };
+export const completed = {
+  turnId: 't1',
+  status: 'completed',
+  usage: USAGE,
+  cost: null,
+  messages: [],
+  interruptedTurn: null,
+};
 
 /** Starts an SSE answer (`heartbeatMs`: the header that names the server's interval). */
 export function sse(res: ServerResponse, heartbeatMs?: number, turnId?: string): void {
@@ -69,7 +76,9 @@ export function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** Serves `route` on 127.0.0.1; the base URL of the agent (`…/agent`). */
-export async function wireServer(route: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+export async function wireServer(
+  route: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<string> {
   const server = createServer((req, res) => {
     req.resume();
     route(req, res);
