@@ -8,9 +8,18 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, Conversation } from '../../src/index.js';
 import { RemoteAgent } from '../../src/remote.js';
-import { completed, EMPTY, eventOf, frame, json, sse, stateOf, wireServer } from './support/wire-server.js';
+import {
+  completed,
+  EMPTY,
+  eventOf,
+  frame,
+  json,
+  sse,
+  stateOf,
+  wireServer,
+  USER,
+} from './support/wire-server.js';
 
-const USER = { kind: 'user', id: 'message-0', content: [{ type: 'text', text: 'hi' }] };
 const RUNNING = { id: 't1', status: 'running' };
 const start = frame('tok.1', 'patch', { length: 1, set: [{ at: 0, item: USER }], turn: RUNNING });
 

@@ -6,9 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RemoteAgent } from '../../src/remote.js';
-import { completed, EMPTY, frame, json, sse, stateOf, wireServer } from './support/wire-server.js';
-
-const USER = { kind: 'user', id: 'message-0', content: [{ type: 'text', text: 'hi' }] };
+import { completed, EMPTY, frame, json, sse, stateOf, wireServer, USER } from './support/wire-server.js';
 
 /** A server whose turn stream ends after its first frame; the reconnect answers `state`. */
 async function reconnectsTo(state: unknown): Promise<RemoteAgent> {

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import type { Conversation } from '../../../src/index.js';
+import type { Conversation, ConversationItem } from '../../../src/index.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -24,6 +24,13 @@ export const EMPTY: Conversation = {
   usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
   cost: null,
   context: { estimatedTokens: 0, contextWindow: 1000, compactAt: 800 },
+};
+
+/** A user item. */
+export const USER: ConversationItem = {
+  kind: 'user',
+  id: 'message-0',
+  content: [{ type: 'text', text: 'hi' }],
 };
 
 /** The state of session `s1`, with `conversation`, at stream position `tok.0`. */
