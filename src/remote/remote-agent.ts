@@ -33,6 +33,15 @@ export interface RemoteAgentOptions {
 }
 
 const Millis = /* @__PURE__ */ (() => z.optional(z.number().check(z.int(), z.positive())))();
+/** The largest page the server gives. */
+const SERVER_PAGE = 100;
+
+const PageSchema = /* @__PURE__ */ (() =>
+  z.object({
+    cursor: z.nullable(z.string()),
+    limit: z.number().check(z.int(), z.minimum(1), z.maximum(1_000)),
+  }))();
+
 const OptionsSchema = /* @__PURE__ */ (() =>
   z.looseObject({
     url: z.union([z.string(), z.instanceof(URL)]),
@@ -74,13 +83,28 @@ export class RemoteAgent {
     return this.#session(await call(this.#transport, 'GET', `/sessions/${seg(String(sessionId))}`));
   }
 
-  /** This user's sessions, newest update first. */
+  /**
+   * This user's sessions, newest update first: up to `limit` (at most 1,000) of them, read in as
+   * many of the server's pages (100 at most each) as it takes; `nextCursor` continues after them.
+   * @example
+   * const { sessions, nextCursor } = await remote.listSessions(null, 250);
+   */
   async listSessions(cursor: string | null = null, limit = 20): Promise<SessionPage> {
-    const query = new URLSearchParams({ limit: String(limit) });
-    if (cursor !== null) query.set('cursor', cursor);
-    const parsed = z.safeParse(SessionPageSchema, await call(this.#transport, 'GET', `/sessions?${query}`));
-    if (!parsed.success) throw invalid('a session list of the wrong shape');
-    return parsed.data as unknown as SessionPage;
+    parseInput(PageSchema, { cursor, limit }, 'page');
+    const sessions: SessionPage['sessions'] = [];
+    let next = cursor;
+    do {
+      const query = new URLSearchParams({ limit: String(Math.min(SERVER_PAGE, limit - sessions.length)) });
+      if (next !== null) query.set('cursor', next);
+      const parsed = z.safeParse(SessionPageSchema, await call(this.#transport, 'GET', `/sessions?${query}`));
+      if (!parsed.success) throw invalid('a session list of the wrong shape');
+      const page = parsed.data as unknown as SessionPage;
+      // A page that brings nothing cannot lead anywhere (a server that loops would never end).
+      if (page.sessions.length === 0) return { sessions, nextCursor: null };
+      sessions.push(...page.sessions.slice(0, limit - sessions.length));
+      next = page.nextCursor;
+    } while (next !== null && sessions.length < limit);
+    return { sessions, nextCursor: next };
   }
 
   /** Deletes a session. */
