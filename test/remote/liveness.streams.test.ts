@@ -80,8 +80,8 @@ describe('a server that cannot be reached again', () => {
     });
     const session = await new RemoteAgent({
       url,
-      requestTimeoutMs: 150,
-      reconnectTimeoutMs: 600,
+      requestTimeoutMs: 400,
+      reconnectTimeoutMs: 1_500,
     }).newSession();
     const turn = await session.sendMessage('hi');
     const result = await turn.result;
