@@ -7,6 +7,7 @@
 import type { Observable } from 'rxjs';
 import { AgentError } from '../errors.js';
 import { Channel } from '../events/channel.js';
+import { textStreamOf } from '../events/text-stream.js';
 import type { AgentEvent, PendingApproval, TurnResult } from '../types.js';
 import { agentError, call, seg, type RemoteTransport } from './remote-http.js';
 import type { WireResult } from './wire.js';
@@ -50,6 +51,16 @@ export class RemoteTurn<T = unknown> {
   /** Whether `result` has settled. */
   get settled(): boolean {
     return this.#settled;
+  }
+
+  /**
+   * The answer's text deltas, from the turn's start (also when iterated late), ending at the
+   * turn's end — completed, cancelled, failed or lost.
+   * @example
+   * for await (const text of turn.textStream) output.append(text);
+   */
+  get textStream(): AsyncIterable<string> {
+    return textStreamOf(this.events);
   }
 
   /** The calls waiting for `approve` or `deny`, in call order; a new array after every change. */
