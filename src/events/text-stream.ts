@@ -8,35 +8,29 @@ import type { Observable } from 'rxjs';
 import type { AgentEvent } from '../types.js';
 
 /**
- * The text deltas of `events`, from their first; each iteration subscribes anew.
+ * The text deltas of `events`, from their first; it subscribes when first read.
  * @example
  * for await (const text of textStreamOf(turn.events)) process.stdout.write(text);
  */
-export function textStreamOf(events: Observable<AgentEvent>): AsyncIterable<string> {
-  return {
-    async *[Symbol.asyncIterator]() {
-      // What arrived and is not read yet: the deltas already sit in the turn's replay, so this
-      // holds no more than that does.
-      const queue: string[] = [];
-      let ended = false;
-      let wake: () => void = () => {};
-      const subscription = events.subscribe({
-        next: ({ payload }) => {
-          if (payload.type === 'text_delta') queue.push(payload.text);
-          wake();
-        },
-        error: () => ((ended = true), wake()),
-        complete: () => ((ended = true), wake()),
-      });
-      try {
-        for (let read = 0; ; ) {
-          if (read < queue.length) yield queue[read++]!;
-          else if (ended) return;
-          else await new Promise<void>((resolve) => (wake = resolve));
-        }
-      } finally {
-        subscription.unsubscribe();
-      }
-    },
-  };
+export async function* textStreamOf(events: Observable<AgentEvent>): AsyncGenerator<string> {
+  // What arrived and is not read yet: the deltas already sit in the turn's replay, so this holds
+  // no more than that does. `null` marks the end.
+  const queue: (string | null)[] = [];
+  let wake = () => {};
+  const push = (text: string | null) => (queue.push(text), wake());
+  const subscription = events.subscribe({
+    next: ({ payload }) => payload.type === 'text_delta' && push(payload.text),
+    error: () => push(null),
+    complete: () => push(null),
+  });
+  try {
+    for (let read = 0; ; read++) {
+      while (read === queue.length) await new Promise<void>((resolve) => (wake = resolve));
+      const text = queue[read];
+      if (text === null) return;
+      yield text!;
+    }
+  } finally {
+    subscription.unsubscribe();
+  }
 }

@@ -5,21 +5,13 @@
  */
 import * as z from 'zod/mini';
 import type { WireTurnResult } from './remote-turn.js';
+import { FRAME_SCHEMAS } from './wire.js';
 
-const str = z.string();
-const num = z.number();
-
-const LastTurnSchema = /* @__PURE__ */ (() =>
-  z.looseObject({
-    turnId: str,
-    result: z.looseObject({
-      status: z.enum(['completed', 'cancelled', 'failed']),
-      usage: z.looseObject({ inputTokens: num, outputTokens: num, totalTokens: num }),
-      cost: z.nullable(num),
-      output: z.optional(z.unknown()),
-      error: z.optional(z.looseObject({ code: str, message: str, retryable: z.boolean(), source: str })),
-    }),
-  }))();
+const LastTurnSchema = /* @__PURE__ */ (() => {
+  // The result frame's fields, without the history.
+  const { status, usage, cost, output, error } = FRAME_SCHEMAS.result.shape;
+  return z.looseObject({ turnId: z.string(), result: z.looseObject({ status, usage, cost, output, error }) });
+})();
 
 /** The state's `lastTurn` when it has one of the right shape, else `null`. */
 export function lastTurnOf(state: object): { turnId: string; result: WireTurnResult } | null {

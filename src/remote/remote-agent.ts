@@ -7,7 +7,6 @@
 import * as z from 'zod/mini';
 import { AgentError } from '../errors.js';
 import type { SessionConfig, SessionPage } from '../types.js';
-import { parseInput } from '../validate.js';
 import { call, seg, type RemoteTransport } from './remote-http.js';
 import { RemoteSession } from './remote-session.js';
 import { ReadStateSchema, SessionPageSchema, type SessionState } from './wire.js';
@@ -32,22 +31,40 @@ export interface RemoteAgentOptions {
   reconnectTimeoutMs?: number;
 }
 
-const Millis = /* @__PURE__ */ (() => z.optional(z.number().check(z.int(), z.positive())))();
 /** The largest page the server gives. */
 const SERVER_PAGE = 100;
 
-const PageSchema = /* @__PURE__ */ (() =>
-  z.object({
-    cursor: z.nullable(z.string()),
-    limit: z.number().check(z.int(), z.minimum(1), z.maximum(1_000)),
-  }))();
-
+const str = z.string();
+const num = z.optional(z.number());
 const OptionsSchema = /* @__PURE__ */ (() =>
   z.looseObject({
-    url: z.union([z.string(), z.instanceof(URL)]),
-    requestTimeoutMs: Millis,
-    reconnectTimeoutMs: Millis,
+    url: z.union([str, z.looseObject({ href: str })]),
+    requestTimeoutMs: num,
+    reconnectTimeoutMs: num,
   }))();
+const PageSchema = /* @__PURE__ */ (() => z.looseObject({ cursor: z.nullable(str), limit: num }))();
+
+/**
+ * `value` checked by `schema`, with its `counts` whole numbers from 1 to `max`; else
+ * `INVALID_INPUT` naming the first field that is wrong. (The range by hand: zod's number checks
+ * would weigh more in the page than the rest of this entry's options.)
+ */
+function checked(
+  schema: z.ZodMiniType,
+  value: object,
+  what: string,
+  counts: readonly string[],
+  max = 2 ** 53,
+): void {
+  const parsed = z.safeParse(schema, value);
+  const wrong = parsed.success
+    ? counts.find((key) => {
+        const n = ((value as Record<string, unknown>)[key] ?? 1) as number;
+        return !(n % 1 === 0 && n >= 1 && n <= max);
+      })
+    : parsed.error.issues[0]?.path.join('.');
+  if (wrong !== undefined) throw new AgentError('INVALID_INPUT', `invalid ${what}: '${wrong}' is wrong`);
+}
 
 /**
  * An agent on a server, used from the page.
@@ -61,15 +78,15 @@ export class RemoteAgent {
   readonly #transport: RemoteTransport;
 
   constructor(options: RemoteAgentOptions) {
-    const { url, requestTimeoutMs, reconnectTimeoutMs } = parseInput(OptionsSchema, options, 'options');
+    checked(OptionsSchema, options, 'options', ['requestTimeoutMs', 'reconnectTimeoutMs']);
     const headers = options.headers;
     const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#transport = {
-      base: String(url).replace(/\/+$/, ''),
+      base: String(options.url).replace(/\/+$/, ''),
       headers: typeof headers === 'function' ? headers : async () => headers ?? {},
       fetch: fetchFn,
-      requestTimeoutMs: requestTimeoutMs ?? 30_000,
-      reconnectTimeoutMs: reconnectTimeoutMs ?? 60_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      reconnectTimeoutMs: options.reconnectTimeoutMs ?? 60_000,
     };
   }
 
@@ -90,21 +107,21 @@ export class RemoteAgent {
    * const { sessions, nextCursor } = await remote.listSessions(null, 250);
    */
   async listSessions(cursor: string | null = null, limit = 20): Promise<SessionPage> {
-    parseInput(PageSchema, { cursor, limit }, 'page');
+    checked(PageSchema, { cursor, limit }, 'page', ['limit'], 1_000);
     const sessions: SessionPage['sessions'] = [];
     let next = cursor;
-    do {
+    for (;;) {
       const query = new URLSearchParams({ limit: String(Math.min(SERVER_PAGE, limit - sessions.length)) });
       if (next !== null) query.set('cursor', next);
       const parsed = z.safeParse(SessionPageSchema, await call(this.#transport, 'GET', `/sessions?${query}`));
       if (!parsed.success) throw invalid('a session list of the wrong shape');
       const page = parsed.data as unknown as SessionPage;
-      // A page that brings nothing cannot lead anywhere (a server that loops would never end).
-      if (page.sessions.length === 0) return { sessions, nextCursor: null };
       sessions.push(...page.sessions.slice(0, limit - sessions.length));
       next = page.nextCursor;
-    } while (next !== null && sessions.length < limit);
-    return { sessions, nextCursor: next };
+      // A page that brings nothing ends the listing too (a server that loops would never end).
+      if (!page.sessions.length || next === null || sessions.length >= limit)
+        return { sessions, nextCursor: next };
+    }
   }
 
   /** Deletes a session. */

@@ -35,8 +35,7 @@ const MAX_BACKOFF_STEP = 6;
 
 /** The heartbeat interval a stream's server announces, within sane bounds; 15 s when it names none. */
 function heartbeatOf(response: Response): number {
-  const announced = Number(response.headers.get(HEARTBEAT_HEADER) ?? Number.NaN);
-  return Number.isFinite(announced) ? Math.min(300_000, Math.max(100, announced)) : 15_000;
+  return Math.min(300_000, Math.max(100, Number(response.headers.get(HEARTBEAT_HEADER)) || 15_000));
 }
 
 /** The wait before reconnect `n` (1-based): 200 ms doubling to 5 s, with jitter. */
@@ -74,8 +73,6 @@ export class RemoteSession {
   readonly #changes = new Channel<Conversation>({ replay: false });
   readonly #events = new Channel<AgentEvent>({ replay: false });
   readonly #turns = new Map<string, RemoteTurn>();
-  /** The awaited turns this client did not start: their approvals follow the conversation. */
-  readonly #adopted = new WeakSet<RemoteTurn>();
   #observers = 0;
   #link: Link | null = null;
   #closed = false;
@@ -181,19 +178,16 @@ export class RemoteSession {
     }
     const controller = new AbortController();
     const abort = () => controller.abort();
-    const what = `POST /sessions/${seg(this.id)}/${route}`;
+    const path = `/sessions/${seg(this.id)}/${route}`;
+    const ms = this.#transport.requestTimeoutMs;
     let response: Response;
     try {
-      response = await this.#bounded(
-        send(this.#transport, 'POST', `/sessions/${seg(this.id)}/${route}`, {
-          body,
-          lastEventId: this.#lastId,
-          signal: controller.signal,
-        }),
-        what,
+      response = await bounded(
+        send(this.#transport, 'POST', path, { body, lastEventId: this.#lastId, signal: controller.signal }),
+        ms,
         abort,
       );
-      if (!response.ok) throw await this.#bounded(errorOf(response), what, abort);
+      if (!response.ok) throw await bounded(errorOf(response), ms, abort);
     } catch (error) {
       this.#follow();
       throw error;
@@ -207,16 +201,6 @@ export class RemoteSession {
     this.#await(turn as RemoteTurn);
     void this.#pump({ controller, turn: turn as RemoteTurn }, response);
     return turn;
-  }
-
-  /** `promise`, bounded by the transport's `requestTimeoutMs`. */
-  #bounded<T>(
-    promise: Promise<T>,
-    what: string,
-    abort: () => void,
-    ms = this.#transport.requestTimeoutMs,
-  ): Promise<T> {
-    return bounded(promise, ms, what, abort);
   }
 
   /** Waits for `turn` here: kept in step by the frames until its result. */
@@ -238,10 +222,8 @@ export class RemoteSession {
    * if (waiting) await session.activeTurn!.approve(waiting.callId);
    */
   get activeTurn(): RemoteTurn | null {
-    const mine = this.#link?.turn;
-    if (mine && !mine.settled) return mine;
-    const running = this.#conversation.turn;
-    const turn = running ? this.#turns.get(running.id) : undefined;
+    // This client's own turn before its first frame shows it running, else the one shown.
+    const turn = this.#turns.get(this.#link?.turn?.id ?? this.#conversation.turn?.id ?? '');
     return turn && !turn.settled ? turn : null;
   }
 
@@ -250,24 +232,15 @@ export class RemoteSession {
    * (started elsewhere, or before a reload); its pending approvals follow the conversation's tool
    * items.
    */
-  #track(): void {
+  #track(state = true): void {
     const running = this.#conversation.turn;
     if (!running) return;
     let turn = this.#turns.get(running.id);
-    if (!turn) {
-      turn = new RemoteTurn(running.id, this.id, this.#transport);
-      this.#adopted.add(turn);
-      this.#await(turn);
-    }
-    if (!this.#adopted.has(turn)) return;
-    const waiting = new Map<string, { toolName: string; arguments: unknown }>();
-    const decided = new Set<string>();
-    for (const item of this.#conversation.items) {
-      if (item.kind !== 'tool') continue;
-      if (item.status === 'awaiting_approval') waiting.set(item.callId, item);
-      else decided.add(item.callId);
-    }
-    turn._waiting(waiting, decided);
+    if (!turn) this.#await((turn = new RemoteTurn(running.id, this.id, this.#transport)));
+    // Between states, the events keep the approvals current (a stream that only sends states
+    // brings no events).
+    else if (!state) return;
+    turn._waiting(this.#conversation.items);
   }
 
   /** Whether the session must follow the server: someone watches it, or a turn is awaited. */
@@ -277,8 +250,7 @@ export class RemoteSession {
 
   /** Whether a turn's result is still awaited here. */
   #awaiting(): boolean {
-    for (const turn of this.#turns.values()) if (!turn.settled) return true;
-    return false;
+    return [...this.#turns.values()].some((turn) => !turn.settled);
   }
 
   /** Stops the follow stream once nothing needs it. */
@@ -322,6 +294,7 @@ export class RemoteSession {
     this.#link = link;
     const { signal } = link.controller;
     const { reconnectTimeoutMs, requestTimeoutMs } = this.#transport;
+    const path = `/sessions/${seg(this.id)}/events`;
     let response = first;
     let failures = 0;
     // The last sign of a server serving this stream: a heartbeat, or a frame other than a state
@@ -349,29 +322,24 @@ export class RemoteSession {
       signal.addEventListener('abort', stop);
       const ms = awaited() ? Math.min(requestTimeoutMs, left) : requestTimeoutMs;
       try {
-        const what = `GET /sessions/${seg(this.id)}/events`;
-        response ??= await this.#bounded(
-          send(this.#transport, 'GET', `/sessions/${seg(this.id)}/events`, {
-            lastEventId: this.#lastId,
-            signal: connection.signal,
-          }),
-          what,
-          stop,
+        response ??= await bounded(
+          send(this.#transport, 'GET', path, { lastEventId: this.#lastId, signal: connection.signal }),
           ms,
+          stop,
         );
         if (!response.ok) {
-          const error = await this.#bounded(errorOf(response), what, stop, ms);
+          const error = await bounded(errorOf(response), ms, stop);
           if (response.status < 500 && link.turn) return this.#lost(link, error);
           throw error;
         }
         if (!response.body) throw new ProtocolError('a stream without a body');
         const idleMs = 3 * heartbeatOf(response);
         let previous: FrameId | null = null;
-        for await (const message of readSse(response.body, MAX_FRAME_BYTES, { idleMs, onComment: alive })) {
+        for await (const message of readSse(response.body, MAX_FRAME_BYTES, idleMs, alive)) {
           if (signal.aborted) break;
           previous = this.#apply(message.event, message.id, message.data, previous);
           if (message.event !== 'state') alive();
-          this.#track();
+          this.#track(message.event === 'state');
           if (!needed()) break;
         }
       } catch (caught) {
@@ -386,11 +354,7 @@ export class RemoteSession {
       }
       response = null;
       if (!needed()) break;
-      const wait = backoff(Math.min(++failures, MAX_BACKOFF_STEP));
-      const until = aliveAt + reconnectTimeoutMs - Date.now();
-      await new Promise((resolve) =>
-        setTimeout(resolve, awaited() ? Math.max(0, Math.min(wait, until)) : wait),
-      );
+      await new Promise((resolve) => setTimeout(resolve, backoff(Math.min(++failures, MAX_BACKOFF_STEP))));
     }
     this.#unlink(link);
   }
@@ -436,8 +400,8 @@ export class RemoteSession {
         new AgentError(
           'SESSION_CLOSED',
           cut
-            ? 'the instance that ran this turn stopped: it is in session.interruptedTurn'
-            : 'the turn ended while the connection was down: see session.conversation',
+            ? 'the turn was cut off: see session.interruptedTurn'
+            : 'the turn ended while the stream was down',
         ),
       );
     }

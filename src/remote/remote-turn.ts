@@ -8,6 +8,7 @@ import type { Observable } from 'rxjs';
 import { AgentError } from '../errors.js';
 import { Channel } from '../events/channel.js';
 import { textStreamOf } from '../events/text-stream.js';
+import type { ConversationItem } from '../conversation/schema.js';
 import type { AgentEvent, PendingApproval, TurnResult } from '../types.js';
 import { agentError, call, seg, type RemoteTransport } from './remote-http.js';
 import type { WireResult } from './wire.js';
@@ -124,22 +125,25 @@ export class RemoteTurn<T = unknown> {
   }
 
   /**
-   * @internal The calls the conversation shows awaiting approval (for a turn taken up from a
-   * state): those join the pending ones, and a pending call the conversation shows decided leaves.
+   * @internal The conversation's tool items (for a turn taken up from a state): a call shown
+   * awaiting approval joins the pending ones, a pending call shown decided leaves them.
    */
-  _waiting(
-    waiting: ReadonlyMap<string, { toolName: string; arguments: unknown }>,
-    decided: ReadonlySet<string>,
-  ): void {
-    if (this.#settled) return;
-    const kept = this.#pending.filter((a) => !decided.has(a.callId));
-    const known = new Set(kept.map((a) => a.callId));
-    const added: PendingApproval[] = [];
-    const now = new Date().toISOString();
-    for (const [callId, call] of waiting)
-      if (!known.has(callId))
-        added.push({ callId, toolName: call.toolName, arguments: call.arguments, requestedAt: now });
-    if (added.length > 0 || kept.length !== this.#pending.length) this.#pending = [...kept, ...added];
+  _waiting(items: readonly ConversationItem[]): void {
+    let pending = this.#pending;
+    for (const item of items) {
+      if (item.kind !== 'tool') continue;
+      const known = pending.some((a) => a.callId === item.callId);
+      if (item.status !== 'awaiting_approval') {
+        if (known) pending = pending.filter((a) => a.callId !== item.callId);
+      } else if (!known && !this.#settled) {
+        const { callId, toolName } = item;
+        pending = [
+          ...pending,
+          { callId, toolName, arguments: item.arguments, requestedAt: new Date().toISOString() },
+        ];
+      }
+    }
+    this.#pending = pending;
   }
 
   /** @internal The turn's result, from the server's `result` frame or a state's last turn. */

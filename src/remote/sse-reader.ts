@@ -2,7 +2,8 @@
  * Reads Server-Sent Events from a response body: each message's `id`, `event` and `data`,
  * comments (heartbeats) skipped. Bounded: a message whose data grows past `maxBytes` is refused
  * before it is kept; a body that brings nothing for `idleMs` is cancelled and ends there (a
- * half-open connection would otherwise leave `read()` waiting for ever).
+ * half-open connection would otherwise leave `read()` waiting for ever). `onComment` hears each
+ * comment (a heartbeat).
  * @module
  */
 
@@ -16,32 +17,18 @@ export interface SseMessage {
 /** A stream that broke the rules it is read by (a message over the size limit). */
 export class SseLimitError extends Error {}
 
-/** How a body is watched while it is read. */
-export interface SseWatch {
-  /** Past this long without a byte, the body is cancelled and the messages end. */
-  idleMs?: number;
-  /** Called on each comment line (a heartbeat). */
-  onComment?: () => void;
-}
-
 /**
  * The messages of `body`, in order, as they arrive.
  * @example
- * for await (const { event, data } of readSse(response.body!, 1 << 20)) console.log(event, data);
+ * for await (const { event, data } of readSse(response.body!, 1 << 20, 45_000)) console.log(event, data);
  */
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
   maxBytes: number,
-  watch: SseWatch = {},
+  idleMs: number,
+  onComment?: () => void,
 ): AsyncGenerator<SseMessage> {
   const reader = body.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  // Cancelling the reader settles a pending read() as done, whatever the fetch behind it does.
-  const arm = () => {
-    clearTimeout(timer);
-    if (watch.idleMs !== undefined)
-      timer = setTimeout(() => void reader.cancel().catch(() => {}), watch.idleMs);
-  };
   const decoder = new TextDecoder();
   let buffer = '';
   let id: string | null = null;
@@ -50,9 +37,9 @@ export async function* readSse(
   let size = 0;
   try {
     for (;;) {
-      arm();
-      const { done, value } = await reader.read();
-      clearTimeout(timer);
+      // Cancelling the reader settles a pending read() as done, whatever the fetch behind it does.
+      const timer = setTimeout(() => void reader.cancel().catch(() => {}), idleMs);
+      const { done, value } = await reader.read().finally(() => clearTimeout(timer));
       if (done) return;
       buffer += decoder.decode(value, { stream: true });
       if (buffer.length > maxBytes + 1024) throw new SseLimitError(`a message is over ${maxBytes} bytes`);
@@ -69,7 +56,7 @@ export async function* readSse(
           continue;
         }
         if (line.startsWith(':')) {
-          watch.onComment?.();
+          onComment?.();
           continue;
         }
         const colon = line.indexOf(':');
@@ -85,7 +72,6 @@ export async function* readSse(
       }
     }
   } finally {
-    clearTimeout(timer);
     void reader.cancel().catch(() => {});
   }
 }
