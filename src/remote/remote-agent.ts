@@ -38,7 +38,6 @@ const str = z.string();
 const num = z.optional(z.number());
 const OptionsSchema = /* @__PURE__ */ (() =>
   z.looseObject({
-    url: z.union([str, z.looseObject({ href: str })]),
     requestTimeoutMs: num,
     reconnectTimeoutMs: num,
   }))();
@@ -63,7 +62,7 @@ function checked(
         return !(n % 1 === 0 && n >= 1 && n <= max);
       })
     : parsed.error.issues[0]?.path.join('.');
-  if (wrong !== undefined) throw new AgentError('INVALID_INPUT', `invalid ${what}: '${wrong}' is wrong`);
+  if (wrong !== undefined) throw new AgentError('INVALID_INPUT', `invalid ${what}.${wrong}`);
 }
 
 /**

@@ -30,7 +30,7 @@ export function bounded<T>(promise: Promise<T>, ms: number, abort: () => void): 
     timer = setTimeout(
       () => {
         abort();
-        reject(new AgentError('INTERNAL_ERROR', 'the server did not answer in time', { retryable: true }));
+        reject(new AgentError('INTERNAL_ERROR', 'the server did not answer', { retryable: true }));
       },
       Math.max(0, ms),
     );

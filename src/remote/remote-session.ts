@@ -12,9 +12,8 @@ import { Channel } from '../events/channel.js';
 import type { Conversation } from '../conversation/schema.js';
 import type { AgentEvent, InterruptedTurn, Message, UserInput } from '../types.js';
 import { applyPatch } from './apply-patch.js';
-import { lastTurnOf } from './last-turn.js';
 import { bounded, call, errorOf, seg, send, type RemoteTransport } from './remote-http.js';
-import { RemoteTurn } from './remote-turn.js';
+import { RemoteTurn, type WireTurnResult } from './remote-turn.js';
 import { readSse, SseLimitError } from './sse-reader.js';
 import * as z from 'zod/mini';
 import {
@@ -33,11 +32,6 @@ import {
 /** The backoff stops growing at this reconnect (5 s). */
 const MAX_BACKOFF_STEP = 6;
 
-/** The heartbeat interval a stream's server announces, within sane bounds; 15 s when it names none. */
-function heartbeatOf(response: Response): number {
-  return Math.min(300_000, Math.max(100, Number(response.headers.get(HEARTBEAT_HEADER)) || 15_000));
-}
-
 /** The wait before reconnect `n` (1-based): 200 ms doubling to 5 s, with jitter. */
 const backoff = (n: number) => Math.min(5_000, 200 * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
 
@@ -46,6 +40,16 @@ export interface RemoteSendOptions {
   output?: { name: string; maxRepairs?: number };
   budget?: { maxCost?: number; maxTokens?: number };
 }
+
+/**
+ * The last ended turn a state may name (`lastTurn`): how a client whose stream was down when its
+ * turn ended (or whose turn another device or instance finished) learns the real result.
+ */
+const LastTurnSchema = /* @__PURE__ */ (() => {
+  // The result frame's fields, without the history.
+  const { status, usage, cost, output, error } = FRAME_SCHEMAS.result.shape;
+  return z.looseObject({ turnId: z.string(), result: z.looseObject({ status, usage, cost, output, error }) });
+})();
 
 /** A message from the server that breaks the protocol. */
 class ProtocolError extends AgentError {
@@ -333,7 +337,9 @@ export class RemoteSession {
           throw error;
         }
         if (!response.body) throw new ProtocolError('a stream without a body');
-        const idleMs = 3 * heartbeatOf(response);
+        // Three of the heartbeat intervals the server announces (within sane bounds; 15 s when it names none).
+        const idleMs =
+          3 * Math.min(300_000, Math.max(100, Number(response.headers.get(HEARTBEAT_HEADER)) || 15_000));
         let previous: FrameId | null = null;
         for await (const message of readSse(response.body, MAX_FRAME_BYTES, idleMs, alive)) {
           if (signal.aborted) break;
@@ -388,7 +394,10 @@ export class RemoteSession {
    * down, or its instance stopped and it is in `interruptedTurn`).
    */
   #settleEnded(state: SessionState): void {
-    const last = lastTurnOf(state);
+    const lastTurn = z.safeParse(LastTurnSchema, (state as { lastTurn?: unknown }).lastTurn);
+    const last = lastTurn.success
+      ? (lastTurn.data as unknown as { turnId: string; result: WireTurnResult })
+      : null;
     for (const turn of this.#turns.values()) {
       if (state.conversation.turn?.id === turn.id) continue;
       if (last?.turnId === turn.id) {

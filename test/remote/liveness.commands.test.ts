@@ -74,7 +74,7 @@ describe('the options', () => {
   it.each([
     ['a negative requestTimeoutMs', { requestTimeoutMs: -1 }],
     ['a fractional reconnectTimeoutMs', { reconnectTimeoutMs: 1.5 }],
-    ['a url that is a number', { url: 7 }],
+    ['a requestTimeoutMs that is text', { requestTimeoutMs: '30' }],
   ])('%s is INVALID_INPUT', (_name, options) => {
     expect(() => new RemoteAgent({ url: 'http://127.0.0.1:1/agent', ...options } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_INPUT' }),
