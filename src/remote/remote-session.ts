@@ -337,7 +337,7 @@ export class RemoteSession {
           throw error;
         }
         if (!response.body) throw new ProtocolError('a stream without a body');
-        // Three of the heartbeat intervals the server announces (within sane bounds; 15 s when it names none).
+        // Three of the server's heartbeat intervals (clamped; 15 s when it names none).
         const idleMs =
           3 * Math.min(300_000, Math.max(100, Number(response.headers.get(HEARTBEAT_HEADER)) || 15_000));
         let previous: FrameId | null = null;
