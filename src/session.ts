@@ -20,6 +20,7 @@ import {
 import { hasLimits } from './budget/plan-request.js';
 import * as Errors from './error-constructors.js';
 import { prepareOutput, type OutputOptions } from './output/final-answer.js';
+import { textStreamOf } from './events/text-stream.js';
 import { generateId } from './ids.js';
 import type { Conversation } from './conversation/schema.js';
 import { closeInterruptedTurn, interruptedTurnView } from './runtime/interrupted-turn.js';
@@ -105,6 +106,16 @@ export class RunningTurn<T = unknown> {
   }
 
   /**
+   * The answer's text deltas, from the turn's start (also when iterated late), ending at the
+   * turn's end — completed, cancelled or failed.
+   * @example
+   * for await (const text of turn.textStream) output.append(text);
+   */
+  get textStream(): AsyncIterable<string> {
+    return textStreamOf(this.events);
+  }
+
+  /**
    * The tool calls waiting for `approve` or `deny`, in call order (each announced by an
    * `approval_requested` event); empty when none waits. A new array after every change.
    */
@@ -156,6 +167,7 @@ export class RunningTurn<T = unknown> {
 export class Session {
   readonly #scope: SessionScope;
   readonly #ref: SessionActorRef;
+  #turn: RunningTurn | null = null;
 
   /** @internal */
   constructor(scope: SessionScope, ref: SessionActorRef) {
@@ -167,6 +179,17 @@ export class Session {
   /** The session id (the key in `SessionStorage`). */
   get id(): string {
     return this.#scope.id;
+  }
+
+  /**
+   * The turn that runs now (started here, or continued with `continueTurn()` after a reload);
+   * `null` between turns.
+   * @example
+   * session.activeTurn?.cancel();
+   */
+  get activeTurn(): RunningTurn | null {
+    const turn = this.#turn;
+    return turn && this.#ref.getSnapshot().context.activeTurnId === turn.id ? turn : null;
   }
 
   /** The resolved model of this session. */
@@ -331,13 +354,15 @@ export class Session {
         toolSources: this.#scope.services.toolSources,
       }),
     });
-    return new RunningTurn<T>(turn, () => {
+    const running = new RunningTurn<T>(turn, () => {
       if (ref.getSnapshot().context.activeTurnId !== turn.id) return;
       // At once, not only through the machine: a cancel from inside a batch's own event (a
       // tool_call_start subscriber) must skip the calls after it, before the machine takes the event.
       turn.toolCancel.abort();
       ref.send({ type: 'CANCEL' });
     });
+    this.#turn = running as RunningTurn;
+    return running;
   }
 
   /**

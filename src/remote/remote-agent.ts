@@ -19,6 +19,50 @@ export interface RemoteAgentOptions {
   headers?: Record<string, string> | (() => Promise<Record<string, string>>);
   /** The `fetch` to use. Default: the global one. */
   fetch?: typeof fetch;
+  /**
+   * How long a command (create, resume, list, delete, approve, deny, cancel, discard, close) or a
+   * stream's answer may take; past it the command rejects `INTERNAL_ERROR` (retryable). Default 30 s.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How long a turn waits for a server to be reached again after its stream broke; past it its
+   * `result` settles `failed` with `INTERNAL_ERROR` (retryable). Default 60 s.
+   */
+  reconnectTimeoutMs?: number;
+}
+
+/** The largest page the server gives. */
+const SERVER_PAGE = 100;
+
+const str = z.string();
+const num = z.optional(z.number());
+const OptionsSchema = /* @__PURE__ */ (() =>
+  z.looseObject({
+    requestTimeoutMs: num,
+    reconnectTimeoutMs: num,
+  }))();
+const PageSchema = /* @__PURE__ */ (() => z.looseObject({ cursor: z.nullable(str), limit: num }))();
+
+/**
+ * `value` checked by `schema`, with its `counts` whole numbers from 1 to `max`; else
+ * `INVALID_INPUT` naming the first field that is wrong. (The range by hand: zod's number checks
+ * would weigh more in the page than the rest of this entry's options.)
+ */
+function checked(
+  schema: z.ZodMiniType,
+  value: object,
+  what: string,
+  counts: readonly string[],
+  max = 2 ** 53,
+): void {
+  const parsed = z.safeParse(schema, value);
+  const wrong = parsed.success
+    ? counts.find((key) => {
+        const n = ((value as Record<string, unknown>)[key] ?? 1) as number;
+        return !(n % 1 === 0 && n >= 1 && n <= max);
+      })
+    : parsed.error.issues[0]?.path.join('.');
+  if (wrong !== undefined) throw new AgentError('INVALID_INPUT', `invalid ${what}.${wrong}`);
 }
 
 /**
@@ -33,13 +77,15 @@ export class RemoteAgent {
   readonly #transport: RemoteTransport;
 
   constructor(options: RemoteAgentOptions) {
-    const base = String(options.url).replace(/\/+$/, '');
+    checked(OptionsSchema, options, 'options', ['requestTimeoutMs', 'reconnectTimeoutMs']);
     const headers = options.headers;
     const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#transport = {
-      base,
+      base: String(options.url).replace(/\/+$/, ''),
       headers: typeof headers === 'function' ? headers : async () => headers ?? {},
       fetch: fetchFn,
+      requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      reconnectTimeoutMs: options.reconnectTimeoutMs ?? 60_000,
     };
   }
 
@@ -53,13 +99,28 @@ export class RemoteAgent {
     return this.#session(await call(this.#transport, 'GET', `/sessions/${seg(String(sessionId))}`));
   }
 
-  /** This user's sessions, newest update first. */
+  /**
+   * This user's sessions, newest update first: up to `limit` (at most 1,000) of them, read in as
+   * many of the server's pages (100 at most each) as it takes; `nextCursor` continues after them.
+   * @example
+   * const { sessions, nextCursor } = await remote.listSessions(null, 250);
+   */
   async listSessions(cursor: string | null = null, limit = 20): Promise<SessionPage> {
-    const query = new URLSearchParams({ limit: String(limit) });
-    if (cursor !== null) query.set('cursor', cursor);
-    const parsed = z.safeParse(SessionPageSchema, await call(this.#transport, 'GET', `/sessions?${query}`));
-    if (!parsed.success) throw invalid('a session list of the wrong shape');
-    return parsed.data as unknown as SessionPage;
+    checked(PageSchema, { cursor, limit }, 'page', ['limit'], 1_000);
+    const sessions: SessionPage['sessions'] = [];
+    let next = cursor;
+    for (;;) {
+      const query = new URLSearchParams({ limit: String(Math.min(SERVER_PAGE, limit - sessions.length)) });
+      if (next !== null) query.set('cursor', next);
+      const parsed = z.safeParse(SessionPageSchema, await call(this.#transport, 'GET', `/sessions?${query}`));
+      if (!parsed.success) throw invalid('a session list of the wrong shape');
+      const page = parsed.data as unknown as SessionPage;
+      sessions.push(...page.sessions.slice(0, limit - sessions.length));
+      next = page.nextCursor;
+      // A page that brings nothing ends the listing too (a server that loops would never end).
+      if (!page.sessions.length || next === null || sessions.length >= limit)
+        return { sessions, nextCursor: next };
+    }
   }
 
   /** Deletes a session. */

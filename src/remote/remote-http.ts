@@ -14,10 +14,32 @@ export interface RemoteTransport {
   base: string;
   headers: () => Promise<Record<string, string>>;
   fetch: typeof fetch;
+  /** How long a command, or a stream's answer, may take. */
+  requestTimeoutMs: number;
+  /** How long a turn waits for a server to be reached again before it fails. */
+  reconnectTimeoutMs: number;
+}
+
+/**
+ * `promise`, or past `ms` a retryable `INTERNAL_ERROR` (after `abort()`, which
+ * stops the request behind it). Bounds what a half-open connection would otherwise leave hanging.
+ */
+export function bounded<T>(promise: Promise<T>, ms: number, abort: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        abort();
+        reject(new AgentError('INTERNAL_ERROR', 'the server did not answer', { retryable: true }));
+      },
+      Math.max(0, ms),
+    );
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 const ErrorBodySchema = /* @__PURE__ */ (() =>
-  z.object({ error: z.object({ code: z.string(), message: z.string().check(z.maxLength(10_000)) }) }))();
+  z.looseObject({ error: z.looseObject({ code: z.string(), message: z.string() }) }))();
 
 /** The error of a failed answer. */
 export async function errorOf(response: Response): Promise<AgentError> {
@@ -31,7 +53,8 @@ export async function errorOf(response: Response): Promise<AgentError> {
   if (!parsed.success)
     return new AgentError('INTERNAL_ERROR', `the server answered ${response.status} without an error body`);
   const { code, message } = parsed.data.error;
-  return agentError({ code, message, retryable: response.status === 503 });
+  // Bounded by hand: a length check would cost the page more than the rest of this schema.
+  return agentError({ code, message: message.slice(0, 10_000), retryable: response.status === 503 });
 }
 
 const SOURCES: readonly string[] = ['provider', 'tool', 'plugin', 'storage', 'agent'];
@@ -76,21 +99,28 @@ export async function send(
   }
 }
 
-/** Sends a request and reads its JSON answer (rejects with the server's error). */
-export async function call(
+/**
+ * Sends a request and reads its JSON answer (rejects with the server's error); the whole exchange,
+ * the answer's body included, is bounded by `requestTimeoutMs`.
+ */
+export function call(
   transport: RemoteTransport,
   method: string,
   path: string,
   body?: unknown,
 ): Promise<unknown> {
-  const response = await send(transport, method, path, body === undefined ? {} : { body });
-  if (!response.ok) throw await errorOf(response);
-  if (response.status === 204 || response.status === 202) return null;
-  try {
-    return await response.json();
-  } catch (error) {
-    throw new AgentError('INTERNAL_ERROR', 'the server sent an answer that is not JSON', { cause: error });
-  }
+  const controller = new AbortController();
+  const exchange = async () => {
+    const response = await send(transport, method, path, { body, signal: controller.signal });
+    if (!response.ok) throw await errorOf(response);
+    if (response.status === 204 || response.status === 202) return null;
+    try {
+      return await response.json();
+    } catch (error) {
+      throw new AgentError('INTERNAL_ERROR', 'the server sent an answer that is not JSON', { cause: error });
+    }
+  };
+  return bounded(exchange(), transport.requestTimeoutMs, () => controller.abort());
 }
 
 /** The path segment of an id. */

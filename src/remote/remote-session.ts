@@ -12,13 +12,14 @@ import { Channel } from '../events/channel.js';
 import type { Conversation } from '../conversation/schema.js';
 import type { AgentEvent, InterruptedTurn, Message, UserInput } from '../types.js';
 import { applyPatch } from './apply-patch.js';
-import { call, errorOf, seg, send, type RemoteTransport } from './remote-http.js';
-import { RemoteTurn } from './remote-turn.js';
+import { bounded, call, errorOf, seg, send, type RemoteTransport } from './remote-http.js';
+import { RemoteTurn, type WireTurnResult } from './remote-turn.js';
 import { readSse, SseLimitError } from './sse-reader.js';
 import * as z from 'zod/mini';
 import {
   FRAME_SCHEMAS,
   MAX_FRAME_BYTES,
+  HEARTBEAT_HEADER,
   parseFrameId,
   ReadStateSchema,
   TURN_ID_HEADER,
@@ -28,8 +29,8 @@ import {
   type WireResult,
 } from './wire.js';
 
-/** Reconnects after a broken stream before a turn is given up as lost. */
-const MAX_RECONNECTS = 12;
+/** The backoff stops growing at this reconnect (5 s). */
+const MAX_BACKOFF_STEP = 6;
 
 /** The wait before reconnect `n` (1-based): 200 ms doubling to 5 s, with jitter. */
 const backoff = (n: number) => Math.min(5_000, 200 * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
@@ -39,6 +40,16 @@ export interface RemoteSendOptions {
   output?: { name: string; maxRepairs?: number };
   budget?: { maxCost?: number; maxTokens?: number };
 }
+
+/**
+ * The last ended turn a state may name (`lastTurn`): how a client whose stream was down when its
+ * turn ended (or whose turn another device or instance finished) learns the real result.
+ */
+const LastTurnSchema = /* @__PURE__ */ (() => {
+  // The result frame's fields, without the history.
+  const { status, usage, cost, output, error } = FRAME_SCHEMAS.result.shape;
+  return z.looseObject({ turnId: z.string(), result: z.looseObject({ status, usage, cost, output, error }) });
+})();
 
 /** A message from the server that breaks the protocol. */
 class ProtocolError extends AgentError {
@@ -79,6 +90,8 @@ export class RemoteSession {
     this.#interrupted = state.interruptedTurn;
     this.#position = parseFrameId(eventId);
     this.#lastId = this.#position ? eventId : null;
+    this.#track();
+    this.#follow();
   }
 
   /** The context history as the server last sent it (after each turn, and with each state). */
@@ -168,14 +181,20 @@ export class RemoteSession {
       this.#link = null;
     }
     const controller = new AbortController();
-    const response = await send(this.#transport, 'POST', `/sessions/${seg(this.id)}/${route}`, {
-      body,
-      lastEventId: this.#lastId,
-      signal: controller.signal,
-    });
-    if (!response.ok) {
+    const abort = () => controller.abort();
+    const path = `/sessions/${seg(this.id)}/${route}`;
+    const ms = this.#transport.requestTimeoutMs;
+    let response: Response;
+    try {
+      response = await bounded(
+        send(this.#transport, 'POST', path, { body, lastEventId: this.#lastId, signal: controller.signal }),
+        ms,
+        abort,
+      );
+      if (!response.ok) throw await bounded(errorOf(response), ms, abort);
+    } catch (error) {
       this.#follow();
-      throw await errorOf(response);
+      throw error;
     }
     const turnId = response.headers.get(TURN_ID_HEADER);
     if (!turnId || !response.body) {
@@ -183,10 +202,67 @@ export class RemoteSession {
       throw new ProtocolError('a turn without its id');
     }
     const turn = new RemoteTurn<T>(turnId, this.id, this.#transport);
-    this.#turns.set(turnId, turn as RemoteTurn);
-    void turn.result.then(() => this.#turns.delete(turnId));
+    this.#await(turn as RemoteTurn);
     void this.#pump({ controller, turn: turn as RemoteTurn }, response);
     return turn;
+  }
+
+  /** Waits for `turn` here: kept in step by the frames until its result. */
+  #await(turn: RemoteTurn): void {
+    this.#turns.set(turn.id, turn);
+    void turn.result.then(() => {
+      if (this.#turns.get(turn.id) === turn) this.#turns.delete(turn.id);
+      this.#release();
+    });
+  }
+
+  /**
+   * The turn that runs on the server now, whoever started it (this page, a reloaded one, another
+   * device): approve, deny or cancel it here. Known from `resumeSession` alone, kept current by
+   * the session's stream; `null` when no turn runs.
+   * @example
+   * const session = await remote.resumeSession(id);
+   * const [waiting] = session.activeTurn?.pendingApprovals ?? [];
+   * if (waiting) await session.activeTurn!.approve(waiting.callId);
+   */
+  get activeTurn(): RemoteTurn | null {
+    // This client's own turn before its first frame shows it running, else the one shown.
+    const turn = this.#turns.get(this.#link?.turn?.id ?? this.#conversation.turn?.id ?? '');
+    return turn && !turn.settled ? turn : null;
+  }
+
+  /**
+   * Takes up the turn the conversation shows running when this client does not wait for it yet
+   * (started elsewhere, or before a reload); its pending approvals follow the conversation's tool
+   * items.
+   */
+  #track(state = true): void {
+    const running = this.#conversation.turn;
+    if (!running) return;
+    let turn = this.#turns.get(running.id);
+    if (!turn) this.#await((turn = new RemoteTurn(running.id, this.id, this.#transport)));
+    // Between states, the events keep the approvals current (a stream that only sends states
+    // brings no events).
+    else if (!state) return;
+    turn._waiting(this.#conversation.items);
+  }
+
+  /** Whether the session must follow the server: someone watches it, or a turn is awaited. */
+  #wanted(): boolean {
+    return this.#observers > 0 || this.#awaiting();
+  }
+
+  /** Whether a turn's result is still awaited here. */
+  #awaiting(): boolean {
+    return [...this.#turns.values()].some((turn) => !turn.settled);
+  }
+
+  /** Stops the follow stream once nothing needs it. */
+  #release(): void {
+    if (!this.#wanted() && this.#link && this.#link.turn === null) {
+      this.#link.controller.abort();
+      this.#link = null;
+    }
   }
 
   /** An observable that counts its subscribers as watchers (a watched session follows the server). */
@@ -199,68 +275,100 @@ export class RemoteSession {
       return () => {
         inner?.unsubscribe();
         this.#observers--;
-        if (this.#observers === 0 && this.#link && this.#link.turn === null) {
-          this.#link.controller.abort();
-          this.#link = null;
-        }
+        this.#release();
       };
     });
   }
 
-  /** Opens the follow stream when someone watches and no stream is open. */
+  /** Opens the follow stream when it is wanted and no stream is open. */
   #follow(): void {
-    if (this.#closed || this.#link || this.#observers === 0) return;
+    if (this.#closed || this.#link || !this.#wanted()) return;
     void this.#pump({ controller: new AbortController(), turn: null }, null);
   }
 
-  /** Reads one link's frames, reconnecting from the last applied frame while the link is needed. */
+  /**
+   * Reads one link's frames, reconnecting from the last applied frame while the link is needed.
+   * A stream silent for three heartbeat intervals is given up and taken up again; the turns it is
+   * awaited for fail once no server was reached for `reconnectTimeoutMs`.
+   */
   async #pump(link: Link, first: Response | null): Promise<void> {
     // A follow stream opened while the turn was being started gives way to the turn's.
     const before = this.#link;
     if (link.turn && before && before !== link && before.turn === null) before.controller.abort();
     this.#link = link;
     const { signal } = link.controller;
+    const { reconnectTimeoutMs, requestTimeoutMs } = this.#transport;
+    const path = `/sessions/${seg(this.id)}/events`;
     let response = first;
     let failures = 0;
+    // The last sign of a server serving this stream: a heartbeat, or a frame other than a state
+    // (which a server that only reads storage answers with, again and again).
+    let aliveAt = Date.now();
+    const alive = () => {
+      aliveAt = Date.now();
+      failures = 0;
+    };
+    const awaited = () => link.turn !== null || this.#awaiting();
     const needed = () =>
-      !this.#closed && !signal.aborted && (link.turn ? !link.turn.settled : this.#observers > 0);
+      !this.#closed && !signal.aborted && (link.turn ? !link.turn.settled : this.#wanted());
     while (needed()) {
-      try {
-        response ??= await send(this.#transport, 'GET', `/sessions/${seg(this.id)}/events`, {
-          lastEventId: this.#lastId,
-          signal,
+      const left = aliveAt + reconnectTimeoutMs - Date.now();
+      if (left <= 0 && awaited()) {
+        const error = new AgentError('INTERNAL_ERROR', 'the server could not be reached again', {
+          retryable: true,
         });
+        if (link.turn) return this.#lost(link, error);
+        for (const turn of this.#turns.values()) turn._fail(error);
+        if (!needed()) break;
+      }
+      const connection = new AbortController();
+      const stop = () => connection.abort();
+      signal.addEventListener('abort', stop);
+      const ms = awaited() ? Math.min(requestTimeoutMs, left) : requestTimeoutMs;
+      try {
+        response ??= await bounded(
+          send(this.#transport, 'GET', path, { lastEventId: this.#lastId, signal: connection.signal }),
+          ms,
+          stop,
+        );
         if (!response.ok) {
-          const error = await errorOf(response);
-          if (response.status < 500) return this.#lost(link, error);
+          const error = await bounded(errorOf(response), ms, stop);
+          if (response.status < 500 && link.turn) return this.#lost(link, error);
           throw error;
         }
         if (!response.body) throw new ProtocolError('a stream without a body');
+        // Three of the server's heartbeat intervals (clamped; 15 s when it names none).
+        const idleMs =
+          3 * Math.min(300_000, Math.max(100, Number(response.headers.get(HEARTBEAT_HEADER)) || 15_000));
         let previous: FrameId | null = null;
-        for await (const message of readSse(response.body, MAX_FRAME_BYTES)) {
+        for await (const message of readSse(response.body, MAX_FRAME_BYTES, idleMs, alive)) {
           if (signal.aborted) break;
           previous = this.#apply(message.event, message.id, message.data, previous);
-          // Progress, not a state read back from storage (which another instance's session answers with).
-          if (message.event !== 'state') failures = 0;
+          if (message.event !== 'state') alive();
+          this.#track(message.event === 'state');
           if (!needed()) break;
         }
-      } catch (error) {
+      } catch (caught) {
         if (signal.aborted) break;
-        if (error instanceof ProtocolError) return this.#lost(link, error);
-        if (error instanceof SseLimitError) return this.#lost(link, new ProtocolError(error.message));
+        const error = caught instanceof SseLimitError ? new ProtocolError(caught.message) : caught;
+        if (error instanceof ProtocolError) {
+          if (link.turn) return this.#lost(link, error);
+          this.#forget();
+        }
+      } finally {
+        signal.removeEventListener('abort', stop);
       }
       response = null;
       if (!needed()) break;
-      // A turn is given up after so many tries; a follow stream keeps trying, at the slowest pace.
-      if (++failures > MAX_RECONNECTS && link.turn) {
-        return this.#lost(
-          link,
-          new AgentError('INTERNAL_ERROR', 'the server could not be reached again', { retryable: true }),
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, backoff(Math.min(failures, MAX_RECONNECTS))));
+      await new Promise((resolve) => setTimeout(resolve, backoff(Math.min(++failures, MAX_BACKOFF_STEP))));
     }
     this.#unlink(link);
+  }
+
+  /** Drops the stream position: the next stream starts with the server's state, which replaces this one. */
+  #forget(): void {
+    this.#position = null;
+    this.#lastId = null;
   }
 
   #unlink(link: Link): void {
@@ -269,14 +377,43 @@ export class RemoteSession {
     if (link.turn) this.#follow();
   }
 
-  /** A link that cannot go on: its turn fails with `error`; the conversation stays as it was. */
+  /**
+   * A turn's link that cannot go on: its turn fails with `error`; the conversation stays as it
+   * was. Following goes on whatever the failure (after a protocol error, from a fresh state).
+   */
   #lost(link: Link, error: AgentError): void {
     link.turn?._fail(error);
     if (this.#link === link) this.#link = null;
-    // A server that breaks the protocol is not followed again; one that is only unreachable is,
-    // for whoever still watches.
-    if (error instanceof ProtocolError) for (const turn of this.#turns.values()) turn._fail(error);
-    else if (link.turn) this.#follow();
+    if (error instanceof ProtocolError) this.#forget();
+    this.#follow();
+  }
+
+  /**
+   * After a state: each awaited turn that no longer runs there settles — with its real result
+   * when the state names it as the last turn, else `SESSION_CLOSED` (it ended while the stream was
+   * down, or its instance stopped and it is in `interruptedTurn`).
+   */
+  #settleEnded(state: SessionState): void {
+    const lastTurn = z.safeParse(LastTurnSchema, (state as { lastTurn?: unknown }).lastTurn);
+    const last = lastTurn.success
+      ? (lastTurn.data as unknown as { turnId: string; result: WireTurnResult })
+      : null;
+    for (const turn of this.#turns.values()) {
+      if (state.conversation.turn?.id === turn.id) continue;
+      if (last?.turnId === turn.id) {
+        turn._result(last.result);
+        continue;
+      }
+      const cut = state.interruptedTurn?.turnId === turn.id;
+      turn._fail(
+        new AgentError(
+          'SESSION_CLOSED',
+          cut
+            ? 'the turn was cut off: see session.interruptedTurn'
+            : 'the turn ended while the stream was down',
+        ),
+      );
+    }
   }
 
   /** Checks and applies one frame; returns its id. */
@@ -319,20 +456,7 @@ export class RemoteSession {
     this.#messages = state.messages;
     this.#interrupted = state.interruptedTurn;
     this.#setConversation(state.conversation);
-    // A turn this client waits for that no longer runs there ended while the stream was down,
-    // or the instance running it stopped: its frames are gone.
-    for (const turn of this.#turns.values()) {
-      if (state.conversation.turn?.id === turn.id) continue;
-      const cut = state.interruptedTurn?.turnId === turn.id;
-      turn._fail(
-        new AgentError(
-          'SESSION_CLOSED',
-          cut
-            ? 'the instance that ran this turn stopped: it is in session.interruptedTurn'
-            : 'the turn ended while the connection was down: see session.conversation',
-        ),
-      );
-    }
+    this.#settleEnded(state);
   }
 
   #applyFrame(kind: Exclude<FrameKind, 'state'>, data: unknown): void {

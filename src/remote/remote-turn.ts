@@ -7,9 +7,14 @@
 import type { Observable } from 'rxjs';
 import { AgentError } from '../errors.js';
 import { Channel } from '../events/channel.js';
+import { textStreamOf } from '../events/text-stream.js';
+import type { ConversationItem } from '../conversation/schema.js';
 import type { AgentEvent, PendingApproval, TurnResult } from '../types.js';
 import { agentError, call, seg, type RemoteTransport } from './remote-http.js';
 import type { WireResult } from './wire.js';
+
+/** A turn's result as the server sends it, without the history. */
+export type WireTurnResult = Pick<WireResult, 'status' | 'usage' | 'cost' | 'output' | 'error'>;
 
 /** The terminal payloads: after one of them a turn's events complete. */
 function isTerminal({ payload }: AgentEvent): boolean {
@@ -47,6 +52,16 @@ export class RemoteTurn<T = unknown> {
   /** Whether `result` has settled. */
   get settled(): boolean {
     return this.#settled;
+  }
+
+  /**
+   * The answer's text deltas, from the turn's start (also when iterated late), ending at the
+   * turn's end — completed, cancelled, failed or lost.
+   * @example
+   * for await (const text of turn.textStream) output.append(text);
+   */
+  get textStream(): AsyncIterable<string> {
+    return textStreamOf(this.events);
   }
 
   /** The calls waiting for `approve` or `deny`, in call order; a new array after every change. */
@@ -94,10 +109,11 @@ export class RemoteTurn<T = unknown> {
     const { payload } = event;
     if (payload.type === 'approval_requested') {
       const { callId, toolName } = payload;
-      this.#pending = [
-        ...this.#pending,
-        { callId, toolName, arguments: payload.arguments, requestedAt: event.timestamp },
-      ];
+      if (!this.#pending.some((a) => a.callId === callId))
+        this.#pending = [
+          ...this.#pending,
+          { callId, toolName, arguments: payload.arguments, requestedAt: event.timestamp },
+        ];
     } else if (payload.type === 'approval_resolved') {
       this.#pending = this.#pending.filter((a) => a.callId !== payload.callId);
     }
@@ -108,16 +124,34 @@ export class RemoteTurn<T = unknown> {
     }
   }
 
-  /** @internal The turn's result, from the server's `result` frame. */
-  _result(wire: WireResult): void {
+  /**
+   * @internal The conversation's tool items (for a turn taken up from a state): a call shown
+   * awaiting approval joins the pending ones, a pending call shown decided leaves them.
+   */
+  _waiting(items: readonly ConversationItem[]): void {
+    let pending = this.#pending;
+    for (const item of items) {
+      if (item.kind !== 'tool') continue;
+      const known = pending.some((a) => a.callId === item.callId);
+      if (item.status !== 'awaiting_approval') {
+        if (known) pending = pending.filter((a) => a.callId !== item.callId);
+      } else if (!known && !this.#settled) {
+        const { callId, toolName } = item;
+        pending = [
+          ...pending,
+          { callId, toolName, arguments: item.arguments, requestedAt: new Date().toISOString() },
+        ];
+      }
+    }
+    this.#pending = pending;
+  }
+
+  /** @internal The turn's result, from the server's `result` frame or a state's last turn. */
+  _result(wire: WireTurnResult): void {
     const { status, usage, cost, output, error } = wire;
     const result: TurnResult<T> = { status, usage, cost };
     if (output !== undefined) result.output = output as T;
-    if (error)
-      result.error = new AgentError(error.code, error.message, {
-        retryable: error.retryable,
-        source: error.source,
-      });
+    if (error) result.error = agentError(error);
     this.#settle(result);
   }
 

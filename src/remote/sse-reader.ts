@@ -1,7 +1,9 @@
 /**
  * Reads Server-Sent Events from a response body: each message's `id`, `event` and `data`,
  * comments (heartbeats) skipped. Bounded: a message whose data grows past `maxBytes` is refused
- * before it is kept.
+ * before it is kept; a body that brings nothing for `idleMs` is cancelled and ends there (a
+ * half-open connection would otherwise leave `read()` waiting for ever). `onComment` hears each
+ * comment (a heartbeat).
  * @module
  */
 
@@ -18,11 +20,13 @@ export class SseLimitError extends Error {}
 /**
  * The messages of `body`, in order, as they arrive.
  * @example
- * for await (const { event, data } of readSse(response.body!, 1 << 20)) console.log(event, data);
+ * for await (const { event, data } of readSse(response.body!, 1 << 20, 45_000)) console.log(event, data);
  */
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
   maxBytes: number,
+  idleMs: number,
+  onComment?: () => void,
 ): AsyncGenerator<SseMessage> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -33,7 +37,9 @@ export async function* readSse(
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      // Cancelling the reader settles a pending read() as done, whatever the fetch behind it does.
+      const timer = setTimeout(() => void reader.cancel().catch(() => {}), idleMs);
+      const { done, value } = await reader.read().finally(() => clearTimeout(timer));
       if (done) return;
       buffer += decoder.decode(value, { stream: true });
       if (buffer.length > maxBytes + 1024) throw new SseLimitError(`a message is over ${maxBytes} bytes`);
@@ -49,7 +55,10 @@ export async function* readSse(
           size = 0;
           continue;
         }
-        if (line.startsWith(':')) continue;
+        if (line.startsWith(':')) {
+          onComment?.();
+          continue;
+        }
         const colon = line.indexOf(':');
         const field = colon < 0 ? line : line.slice(0, colon);
         let text = colon < 0 ? '' : line.slice(colon + 1);

@@ -29,6 +29,9 @@ export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** The response header that carries a new turn's id. */
 export const TURN_ID_HEADER = 'youyou-turn-id';
 
+/** The response header of a stream that says how often its server sends a heartbeat (ms). */
+export const HEARTBEAT_HEADER = 'youyou-heartbeat-ms';
+
 /** A session's current state (the `state` frame, `POST /sessions`, `GET /sessions/:id`). */
 export interface SessionState {
   id: string;
