@@ -73,8 +73,7 @@ async function serve(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value))
-        await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      if (!res.write(value)) await drained(res);
       if (res.destroyed) break;
     }
   } catch {
@@ -83,6 +82,20 @@ async function serve(
     if (!res.destroyed) res.end();
   }
   if (res.destroyed) void reader.cancel().catch(() => {});
+}
+
+/**
+ * Resolves on the response's next `drain` or its `close`, whichever comes first, and removes
+ * both listeners then: one wait per backpressured write must leave nothing behind.
+ */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 /**
