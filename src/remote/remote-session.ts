@@ -11,7 +11,7 @@ import { AgentError } from '../errors.js';
 import { Channel } from '../events/channel.js';
 import type { Conversation } from '../conversation/schema.js';
 import type { AgentEvent, InterruptedTurn, Message, UserInput } from '../types.js';
-import { applyPatch } from './apply-patch.js';
+import { applyPatch, applySplice } from './apply-patch.js';
 import { call, errorOf, seg, send, type RemoteTransport } from './remote-http.js';
 import { RemoteTurn } from './remote-turn.js';
 import { readSse, SseLimitError } from './sse-reader.js';
@@ -22,11 +22,17 @@ import {
   parseFrameId,
   ReadStateSchema,
   TURN_ID_HEADER,
+  type DeltaFrame,
+  type EventFrame,
   type FrameId,
   type FrameKind,
+  type SessionPatch,
   type SessionState,
   type WireResult,
 } from './wire.js';
+
+/** A `state` frame carries the whole history and is read whatever its size; any other is bounded. */
+const frameLimit = (event: string) => (event === 'state' ? Number.POSITIVE_INFINITY : MAX_FRAME_BYTES);
 
 /** Reconnects after a broken stream before a turn is given up as lost. */
 const MAX_RECONNECTS = 12;
@@ -60,6 +66,11 @@ export class RemoteSession {
   readonly #transport: RemoteTransport;
   #conversation: Conversation;
   #messages: readonly Message[];
+  /**
+   * The history as this client's stream frames make it, which their splices apply to (what
+   * `messages` shows may be newer, read back after a command).
+   */
+  #streamMessages: readonly Message[];
   #interrupted: InterruptedTurn | null;
   #position: FrameId | null;
   #lastId: string | null;
@@ -76,6 +87,7 @@ export class RemoteSession {
     this.id = state.id;
     this.#conversation = state.conversation;
     this.#messages = state.messages;
+    this.#streamMessages = state.messages;
     this.#interrupted = state.interruptedTurn;
     this.#position = parseFrameId(eventId);
     this.#lastId = this.#position ? eventId : null;
@@ -237,7 +249,7 @@ export class RemoteSession {
         }
         if (!response.body) throw new ProtocolError('a stream without a body');
         let previous: FrameId | null = null;
-        for await (const message of readSse(response.body, MAX_FRAME_BYTES)) {
+        for await (const message of readSse(response.body, frameLimit)) {
           if (signal.aborted) break;
           previous = this.#apply(message.event, message.id, message.data, previous);
           // Progress, not a state read back from storage (which another instance's session answers with).
@@ -317,12 +329,18 @@ export class RemoteSession {
   #applyState(state: SessionState): void {
     if (state.id !== this.id) throw new ProtocolError('the state of another session');
     this.#messages = state.messages;
+    this.#streamMessages = state.messages;
     this.#interrupted = state.interruptedTurn;
     this.#setConversation(state.conversation);
-    // A turn this client waits for that no longer runs there ended while the stream was down,
-    // or the instance running it stopped: its frames are gone.
+    // A turn this client waits for that no longer runs there ended while the stream was down
+    // (the state carries the last turn's result), or the instance running it stopped: its
+    // frames are gone.
     for (const turn of this.#turns.values()) {
       if (state.conversation.turn?.id === turn.id) continue;
+      if (state.lastTurn?.turnId === turn.id) {
+        turn._result(state.lastTurn.result);
+        continue;
+      }
       const cut = state.interruptedTurn?.turnId === turn.id;
       turn._fail(
         new AgentError(
@@ -337,24 +355,54 @@ export class RemoteSession {
 
   #applyFrame(kind: Exclude<FrameKind, 'state'>, data: unknown): void {
     if (kind === 'patch') {
-      let next: Conversation;
-      try {
-        next = applyPatch(this.#conversation, data as Parameters<typeof applyPatch>[1]);
-      } catch (error) {
-        throw new ProtocolError((error as Error).message);
-      }
-      this.#setConversation(next);
+      this.#applyPatch(data as SessionPatch);
     } else if (kind === 'event') {
-      const event = data as AgentEvent;
+      const { event, patch } = data as EventFrame;
       if (event.sessionId !== this.id) throw new ProtocolError('an event of another session');
-      this.#events.next(event);
-      if (event.turnId !== null) this.#turns.get(event.turnId)?._event(event);
+      if (patch) this.#applyPatch(patch);
+      this.#emit(event);
+    } else if (kind === 'delta') {
+      // A streamed delta of the running turn that grew answer item `i` by its text.
+      const { s: sequence, i: at, t: text, r: reasoning } = data as DeltaFrame;
+      if ((text === undefined) === (reasoning === undefined))
+        throw new ProtocolError('a delta frame with neither or both of t and r');
+      const turnId = this.#conversation.turn?.id ?? null;
+      if (turnId === null) throw new ProtocolError('a delta frame while no turn runs');
+      this.#applyPatch({
+        length: this.#conversation.items.length,
+        grow: [{ at, text: text ?? '', reasoning: reasoning ?? '' }],
+      });
+      this.#emit({
+        sessionId: this.id,
+        turnId,
+        timestamp: new Date().toISOString(),
+        sequence,
+        payload: text !== undefined ? { type: 'text_delta', text } : { type: 'reasoning_delta', text: reasoning! },
+      });
     } else {
       const result = data as WireResult;
-      this.#messages = result.messages;
       this.#interrupted = result.interruptedTurn;
       this.#turns.get(result.turnId)?._result(result);
     }
+  }
+
+  /** Applies what changed in the conversation and the history. */
+  #applyPatch(patch: SessionPatch): void {
+    let next: Conversation;
+    let messages = this.#streamMessages;
+    try {
+      next = applyPatch(this.#conversation, patch);
+      if (patch.messages) messages = applySplice(messages, patch.messages);
+    } catch (error) {
+      throw new ProtocolError((error as Error).message);
+    }
+    if (patch.messages) this.#messages = this.#streamMessages = messages;
+    this.#setConversation(next);
+  }
+
+  #emit(event: AgentEvent): void {
+    this.#events.next(event);
+    if (event.turnId !== null) this.#turns.get(event.turnId)?._event(event);
   }
 
   #setConversation(next: Conversation): void {

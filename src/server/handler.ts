@@ -130,7 +130,7 @@ async function answer(
     case 'events': {
       const hosted = await host.open(userId, route.id, 'read');
       if (hosted) return hosted.stream(lastEventId, null, request.signal);
-      return followStored(host, userId, route.id, request.signal);
+      return followStored(host, userId, route.id, request.signal, options);
     }
     case 'cancel': {
       const hosted = (await host.open(userId, route.id, 'command'))!;

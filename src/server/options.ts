@@ -41,6 +41,15 @@ export interface AgentHandlerOptions {
   maxOpenSessions?: number;
   /** A model proxy for browser-side agents (the key stays on the server). */
   modelProxy?: ModelProxySettings;
+  /**
+   * The most bytes an event stream queues for a client that reads slower than the session
+   * writes (what waits behind the frame being written; one frame larger than this is still
+   * sent). A client further behind is disconnected; it reconnects and is replayed what it
+   * missed. Default 8 MiB.
+   */
+  maxStreamBufferBytes?: number;
+  /** The most turns (and continues) running at once on this instance; beyond it, 503 `SERVER_BUSY` with `Retry-After`. Default 256. */
+  maxRunningTurns?: number;
 }
 
 const isFunction = (value: unknown) => typeof value === 'function';
@@ -55,6 +64,8 @@ const OptionsSchema = /* @__PURE__ */ (() =>
     idleTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
     maxOpenSessions: z.optional(z.number().check(z.int(), z.positive())),
     modelProxy: z.optional(ModelProxyOptionsSchema),
+    maxStreamBufferBytes: z.optional(z.number().check(z.int(), z.positive())),
+    maxRunningTurns: z.optional(z.number().check(z.int(), z.positive())),
   }))();
 
 /** The options with their defaults. */
@@ -66,6 +77,8 @@ export interface ResolvedHandlerOptions {
   idleTimeoutMs: number;
   maxOpenSessions: number;
   modelProxy: ModelProxySettings | null;
+  maxStreamBufferBytes: number;
+  maxRunningTurns: number;
 }
 
 /** Checks the options (`INVALID_INPUT`) and fills in the defaults. */
@@ -79,5 +92,7 @@ export function resolveHandlerOptions(options: AgentHandlerOptions): ResolvedHan
     idleTimeoutMs: parsed.idleTimeoutMs ?? 60_000,
     maxOpenSessions: parsed.maxOpenSessions ?? 1_000,
     modelProxy: parsed.modelProxy ?? null,
+    maxStreamBufferBytes: parsed.maxStreamBufferBytes ?? 8 * 1024 * 1024,
+    maxRunningTurns: parsed.maxRunningTurns ?? 256,
   };
 }

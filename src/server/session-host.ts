@@ -35,7 +35,7 @@ export class SessionHost {
 
   constructor(
     private readonly factory: AgentFactory,
-    private readonly limits: { idleTimeoutMs: number; maxOpenSessions: number },
+    private readonly limits: { idleTimeoutMs: number; maxOpenSessions: number; maxStreamBufferBytes: number },
   ) {}
 
   /** How many sessions are held (or being opened) here. */
@@ -132,6 +132,7 @@ export class SessionHost {
   #host(agent: Agent, session: HostedSession['session'], userId: string): HostedSession {
     const hosted: HostedSession = new HostedSession(agent, session, userId, {
       idleTimeoutMs: this.limits.idleTimeoutMs,
+      maxStreamBufferBytes: this.limits.maxStreamBufferBytes,
       onEnded: () => {
         if (this.#sessions.get(session.id) === hosted) this.#sessions.delete(session.id);
       },

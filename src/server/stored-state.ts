@@ -14,6 +14,7 @@ import { loadSessionForResume } from '../persistence/resume.js';
 import { storedUsageTotals } from '../persistence/usage-records.js';
 import { interruptedTurnView } from '../runtime/interrupted-turn.js';
 import type { SessionState } from '../remote/wire.js';
+import { withStoredLastTurn } from './stored-last-turn.js';
 
 /** How long reading a stored session may take. */
 const READ_TIMEOUT_MS = 30_000;
@@ -42,7 +43,7 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
         },
       ]
     : [];
-  return {
+  return withStoredLastTurn(loaded.events, {
     id: sessionId,
     messages: loaded.messages,
     conversation: {
@@ -57,5 +58,5 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
           interrupted.unfinished.some((c) => c.toolName === name && c.maybeExecuted),
         )
       : null,
-  };
+  });
 }
