@@ -77,7 +77,10 @@ async function serve(
       if (res.destroyed) break;
     }
   } catch {
-    // the client went away, or the body failed: end what was sent
+    // The client went away, or the body failed (a stream that gave up on a slow client): the
+    // connection is dropped, not ended, so nothing waits in its buffers for a client that may
+    // never read them, and the client sees a broken stream, not a finished one.
+    res.destroy();
   } finally {
     if (!res.destroyed) res.end();
   }

@@ -74,6 +74,9 @@ export class SseWriter {
   #stall: ReturnType<typeof setTimeout> | null = null;
   readonly #heartbeat: ReturnType<typeof setInterval>;
   readonly #abort = () => this.close('aborted');
+  #settleClosed!: (reason: SseCloseReason) => void;
+  /** Settles with the reason once the stream closed. */
+  readonly closed = new Promise<SseCloseReason>((resolve) => (this.#settleClosed = resolve));
 
   constructor(options: SseWriterOptions) {
     this.#options = options;
@@ -199,5 +202,6 @@ export class SseWriter {
     if (this.#stall !== null) clearTimeout(this.#stall);
     this.#options.signal.removeEventListener('abort', this.#abort);
     this.#options.onClose?.(reason);
+    this.#settleClosed(reason);
   }
 }
