@@ -13,9 +13,11 @@ import { empty, errorResponse, json, NoRoute, readJson, ServerErrors } from './h
 import { resolveHandlerOptions, type AgentHandlerOptions, type ResolvedHandlerOptions } from './options.js';
 import { proxyModelRequest } from './model-proxy.js';
 import { matchRoute, type Route } from './routes.js';
+import type { HostedSession } from './hosted-session.js';
 import { SessionHost } from './session-host.js';
 import { followStored } from './stored-follow.js';
 import { storedState } from './stored-state.js';
+import { TurnAdmission } from './turn-admission.js';
 
 /** The id of a state read from storage: no copy's position, so the next stream starts with a state too. */
 const STORED_POSITION = 'stored.0';
@@ -35,13 +37,14 @@ const STORED_POSITION = 'stored.0';
 export function createAgentHandler(options: AgentHandlerOptions): (request: Request) => Promise<Response> {
   const resolved = resolveHandlerOptions(options);
   const host = new SessionHost(resolved.agent, resolved);
+  const turns = new TurnAdmission(resolved.maxRunningTurns);
   return async (request) => {
     try {
       const user = await authorize(resolved, request);
       const path = pathBelow(resolved.basePath, new URL(request.url).pathname);
       const route = path === null ? null : matchRoute(request.method, path);
       if (!route) throw new NoRoute(request.method, new URL(request.url).pathname);
-      return await answer(route, request, user, host, resolved);
+      return await answer(route, request, user, host, resolved, turns);
     } catch (error) {
       return errorResponse(error);
     }
@@ -74,6 +77,7 @@ async function answer(
   userId: string,
   host: SessionHost,
   options: ResolvedHandlerOptions,
+  turns: TurnAdmission,
 ): Promise<Response> {
   const lastEventId = request.headers.get('last-event-id');
   switch (route.name) {
@@ -101,8 +105,11 @@ async function answer(
     case 'turns': {
       const body = parseInput(TurnBody, await readJson(request), 'body');
       const opts = turnOptions(body.options, options.outputs);
-      const hosted = (await host.open(userId, route.id, 'turn'))!;
-      const turn = await hosted.hold(() => startTurn(hosted, body.input, opts));
+      let hosted!: HostedSession;
+      const turn = await turns.admit(async () => {
+        hosted = (await host.open(userId, route.id, 'turn'))!;
+        return hosted.hold(() => startTurn(hosted, body.input, opts));
+      });
       return withTurnId(
         await onceStarted(hosted, hosted.stream(lastEventId, turn.id, request.signal)),
         turn.id,
@@ -110,8 +117,11 @@ async function answer(
     }
     case 'continue': {
       const body = parseInput(ContinueBody, await readJson(request), 'body');
-      const hosted = (await host.open(userId, route.id, 'turn'))!;
-      const turn = await hosted.hold(() => continueTurn(hosted, body.options));
+      let hosted!: HostedSession;
+      const turn = await turns.admit(async () => {
+        hosted = (await host.open(userId, route.id, 'turn'))!;
+        return hosted.hold(() => continueTurn(hosted, body.options));
+      });
       return withTurnId(
         await onceStarted(hosted, hosted.stream(lastEventId, turn.id, request.signal)),
         turn.id,
