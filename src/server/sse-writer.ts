@@ -5,7 +5,7 @@
  *
  * - a frame that would take the queue past `maxBufferedBytes` disconnects the client instead
  *   (it reconnects with `Last-Event-ID` and is replayed what it missed); a single frame larger
- *   than the bound, with nothing waiting before it, is still sent;
+ *   than the bound, with nothing queued before it, is still sent;
  * - a heartbeat comment goes out every `heartbeatMs`, only when nothing waits (a waiting frame
  *   shows the stream alive as well as a heartbeat would, and a heartbeat queued behind it would
  *   only add to the queue);
@@ -135,7 +135,9 @@ export class SseWriter {
       this.#hand(chunk);
       return true;
     }
-    if (this.#queued + chunk.byteLength > this.#options.maxBufferedBytes && (this.#queued > 0 || this.#writing)) {
+    // A frame larger than the bound still goes out when nothing else waits: only a client that
+    // has a queue already, and would let it grow past the bound, is too far behind.
+    if (this.#queued > 0 && this.#queued + chunk.byteLength > this.#options.maxBufferedBytes) {
       this.close('overflow');
       return false;
     }
