@@ -15,7 +15,7 @@ import { proxyModelRequest } from './model-proxy.js';
 import { matchRoute, type Route } from './routes.js';
 import type { HostedSession } from './hosted-session.js';
 import { SessionHost } from './session-host.js';
-import { followStored } from './stored-follow.js';
+import { followStored, joinStored } from './stored-follow.js';
 import { storedState } from './stored-state.js';
 import { TurnAdmission } from './turn-admission.js';
 
@@ -138,6 +138,9 @@ async function answer(
       return empty(204);
     }
     case 'events': {
+      // Another follower of a session held elsewhere: it shares that follower's reader.
+      const joined = joinStored(host, userId, route.id, request.signal, options);
+      if (joined) return joined;
       const hosted = await host.open(userId, route.id, 'read');
       if (hosted) return hosted.stream(lastEventId, null, request.signal);
       return followStored(host, userId, route.id, request.signal, options);

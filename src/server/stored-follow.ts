@@ -46,6 +46,21 @@ export interface StoredFollowOptions {
 const readers = new WeakMap<SessionHost, Map<string, StoredReader>>();
 
 /**
+ * A stream through the running reader of `sessionId` for `userId`, when there is one (then no
+ * agent is built for this follower, not even to find out who holds the session); else `null`.
+ */
+export function joinStored(
+  host: SessionHost,
+  userId: string,
+  sessionId: string,
+  signal: AbortSignal,
+  options: StoredFollowOptions,
+): Promise<Response> | null {
+  const reader = readers.get(host)?.get(`${userId}\u0000${sessionId}`);
+  return reader && !reader.stopped ? reader.follow(signal, options) : null;
+}
+
+/**
  * The follow stream of `sessionId`, which `userId` owns and another instance holds. Rejects as
  * reading the stored state does (`SESSION_NOT_FOUND`, `STORAGE_ERROR`).
  */
