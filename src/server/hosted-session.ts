@@ -129,7 +129,8 @@ export class HostedSession {
   #patch(delta: StreamedDelta | null): SessionPatch | null {
     const conversation = diffConversation(this.#sent, this.#latest, delta);
     this.#sent = this.#latest;
-    const messages = diffHistory(this.#sentMessages, this.session.messages);
+    // A streamed delta never changes the history: what did change goes with the next frame.
+    const messages = delta === null ? diffHistory(this.#sentMessages, this.session.messages) : null;
     if (messages !== null) this.#sentMessages = [...this.session.messages];
     if (conversation === null && messages === null) return null;
     const patch: SessionPatch = conversation ?? { length: this.#sent.items.length };
