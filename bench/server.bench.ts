@@ -97,12 +97,19 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
       });
     }
     if (wants('latency')) rows.push(...(await latency(model, settings)));
-    if (wants('memory')) rows.push(...(await withInstance(model, settings, {}, (i) => memory(i, settings))));
-    if (wants('paced')) rows.push(...(await withInstance(model, settings, {}, (i) => paced(i, model, settings))));
+    if (wants('memory')) {
+      // Room for every idle session the part opens.
+      const room = { maxOpenSessions: Math.max(1_000, settings.idleSessions + 10) };
+      rows.push(...(await withInstance(model, settings, room, (i) => memory(i, settings))));
+    }
+    if (wants('paced'))
+      rows.push(...(await withInstance(model, settings, {}, (i) => paced(i, model, settings))));
     if (wants('admission')) {
       const limit = Math.max(1, Math.floor(Math.max(...settings.streams) / 4));
       rows.push(
-        ...(await withInstance(model, settings, { maxRunningTurns: limit }, (i) => admission(i, settings, limit))),
+        ...(await withInstance(model, settings, { maxRunningTurns: limit }, (i) =>
+          admission(i, settings, limit),
+        )),
       );
     }
     if (wants('postgres')) {

@@ -70,7 +70,11 @@ const quantile = (sorted: readonly number[], q: number) =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
 /** Runs the part and returns its rows. */
-export async function paced(instance: InstanceProcess, model: ModelServer, settings: ServerSettings): Promise<Row[]> {
+export async function paced(
+  instance: InstanceProcess,
+  model: ModelServer,
+  settings: ServerSettings,
+): Promise<Row[]> {
   const rows: Row[] = [];
   const id = modelId(settings.deltas, settings.paceMs);
   const origin = new URL(instance.url).origin;
@@ -132,9 +136,26 @@ export async function paced(instance: InstanceProcess, model: ModelServer, setti
         row(part, `${name}: model → client per delta, p50`, round(quantile(added, 0.5), 3), 'ms'),
         row(part, `${name}: p99`, round(quantile(added, 0.99), 3), 'ms', `n=${added.length}`),
         row(part, `${name}: max`, round(added.at(-1) ?? Number.NaN, 3), 'ms'),
-        row(part, `${name}: server CPU per turn`, round((cpu1 - cpu0) / streams, 2), 'ms', `${settings.deltas} deltas`),
-        row(part, `${name}: bytes per delta`, round(bytes / (streams * frames), 1), 'B', 'the whole answer, headers and all'),
-        row(part, `${name}: response writes per delta`, round((writes1 - writes0) / (streams * frames), 2), ''),
+        row(
+          part,
+          `${name}: server CPU per turn`,
+          round((cpu1 - cpu0) / streams, 2),
+          'ms',
+          `${settings.deltas} deltas`,
+        ),
+        row(
+          part,
+          `${name}: bytes per delta`,
+          round(bytes / (streams * frames), 1),
+          'B',
+          'the whole answer, headers and all',
+        ),
+        row(
+          part,
+          `${name}: response writes per delta`,
+          round((writes1 - writes0) / (streams * frames), 2),
+          '',
+        ),
         row(part, `${name}: failed turns, deltas not seen`, failed, '', `${missing} deltas not seen`),
       );
     }
@@ -146,7 +167,11 @@ export async function paced(instance: InstanceProcess, model: ModelServer, setti
  * Part `admission`: `--streams`' largest count of turns at once against an instance whose
  * `maxRunningTurns` is a quarter of it: how many are refused (503, with `Retry-After`).
  */
-export async function admission(instance: InstanceProcess, settings: ServerSettings, limit: number): Promise<Row[]> {
+export async function admission(
+  instance: InstanceProcess,
+  settings: ServerSettings,
+  limit: number,
+): Promise<Row[]> {
   const id = modelId(settings.deltas, settings.paceMs);
   const n = limit * 4;
   const auth = (i: number) => ({ authorization: `Bearer u${i % 10}`, 'content-type': 'application/json' });

@@ -41,7 +41,13 @@ export function applyPatch(conversation: Conversation, patch: ConversationPatch)
 /** The history after `splice`; throws a message when it does not fit. */
 export function applySplice(messages: readonly Message[], splice: MessagesSplice): readonly Message[] {
   const { at, remove, insert } = splice;
-  if (!Number.isInteger(at) || !Number.isInteger(remove) || at < 0 || remove < 0 || at + remove > messages.length)
+  if (
+    !Number.isInteger(at) ||
+    !Number.isInteger(remove) ||
+    at < 0 ||
+    remove < 0 ||
+    at + remove > messages.length
+  )
     throw new Error(`patch replaces messages ${at} to ${at + remove} of ${messages.length}`);
   return [...messages.slice(0, at), ...insert, ...messages.slice(at + remove)];
 }

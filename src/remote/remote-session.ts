@@ -377,7 +377,8 @@ export class RemoteSession {
         turnId,
         timestamp: new Date().toISOString(),
         sequence,
-        payload: text !== undefined ? { type: 'text_delta', text } : { type: 'reasoning_delta', text: reasoning! },
+        payload:
+          text !== undefined ? { type: 'text_delta', text } : { type: 'reasoning_delta', text: reasoning! },
       });
     } else {
       const result = data as WireResult;

@@ -42,7 +42,8 @@ export async function* readSse(
   const line = (raw: string): SseMessage | null => {
     const whole = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (whole === '') {
-      const message = data.length > 0 ? { id, event, data: data.length === 1 ? data[0]! : data.join('\n') } : null;
+      const message =
+        data.length > 0 ? { id, event, data: data.length === 1 ? data[0]! : data.join('\n') } : null;
       event = 'message';
       limit = limitOf(event);
       data = [];

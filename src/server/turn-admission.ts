@@ -24,7 +24,9 @@ export class TurnAdmission {
    */
   async admit(start: () => Promise<RunningTurn>): Promise<RunningTurn> {
     if (this.#running >= this.max)
-      throw new AgentError('SERVER_BUSY', `this instance runs ${this.max} turns already`, { retryable: true });
+      throw new AgentError('SERVER_BUSY', `this instance runs ${this.max} turns already`, {
+        retryable: true,
+      });
     this.#running++;
     let turn: RunningTurn;
     try {

@@ -37,7 +37,10 @@ class ShortAnswers implements ModelProvider {
 
 describe('a long history over HTTP', () => {
   it(`runs ${TURNS} turns of ${INPUT_BYTES / 1000} kB inputs, and a new device reads the whole state`, async () => {
-    const server = await startHandler({ provider: new ShortAnswers(), config: { compaction: { enabled: false } } });
+    const server = await startHandler({
+      provider: new ShortAnswers(),
+      config: { compaction: { enabled: false } },
+    });
     servers.push(server);
     const session = await remoteFor(server.url, 'alice').newSession();
     let conversation!: Conversation;
@@ -70,7 +73,9 @@ describe('a long history over HTTP', () => {
 
   it('accepts a frame over 8 MiB (a 9 MB delta)', async () => {
     const text = 'y'.repeat(9_000_000);
-    const server = await startHandler({ provider: new ScriptedModelProvider({ script: [reply.text(text)] }) });
+    const server = await startHandler({
+      provider: new ScriptedModelProvider({ script: [reply.text(text)] }),
+    });
     servers.push(server);
     const session = await remoteFor(server.url, 'alice').newSession();
     let conversation!: Conversation;

@@ -81,7 +81,8 @@ async function turnFrames() {
 
 /** The bytes of the AI SDK's UI message stream frame for one text delta. */
 const aiSdkFrameBytes = (text: string) =>
-  new TextEncoder().encode(`data: ${JSON.stringify({ type: 'text-delta', id: '0', delta: text })}\n\n`).byteLength;
+  new TextEncoder().encode(`data: ${JSON.stringify({ type: 'text-delta', id: '0', delta: text })}\n\n`)
+    .byteLength;
 
 /** The bytes of a raw frame as it went on the wire. */
 const frameBytes = (f: RawFrame) =>
@@ -104,8 +105,13 @@ describe('the event stream', () => {
     const { turnFrames: all } = await turnFrames();
     const carrying = (text: string) =>
       all.filter((f) => {
-        const data = JSON.parse(f.data) as { t?: string; event?: { payload: { type: string; text?: string } } };
-        return data.t === text || (data.event?.payload.type === 'text_delta' && data.event.payload.text === text);
+        const data = JSON.parse(f.data) as {
+          t?: string;
+          event?: { payload: { type: string; text?: string } };
+        };
+        return (
+          data.t === text || (data.event?.payload.type === 'text_delta' && data.event.payload.text === text)
+        );
       });
     for (const text of DELTAS) expect(carrying(text)).toHaveLength(1);
     // The first delta opens the answer item (an event frame with its patch); each later one is a delta frame.
@@ -122,7 +128,9 @@ describe('the event stream', () => {
     // No frame carries the whole history once per turn.
     const messagesSent = all.flatMap((f) => {
       const data = JSON.parse(f.data) as { messages?: unknown; patch?: { messages?: { insert: unknown[] } } };
-      return data.patch?.messages?.insert ?? (data as { messages?: { insert: unknown[] } }).messages?.insert ?? [];
+      return (
+        data.patch?.messages?.insert ?? (data as { messages?: { insert: unknown[] } }).messages?.insert ?? []
+      );
     });
     expect(messagesSent).toHaveLength(2); // the user's message and the answer, each once
   });

@@ -8,7 +8,14 @@ import { createAgentHandler } from '../../src/server.js';
 import { sseWriterSettings, type SseWriter } from '../../src/server/sse-writer.js';
 import { ScriptedModelProvider } from '../../src/testing/index.js';
 import { SharedSessionLock } from '../support/shared-lock.js';
-import { agentFactory, bearerAuthorize, remoteFor, serve, serversClosedAfterEach, testWorld } from './support.js';
+import {
+  agentFactory,
+  bearerAuthorize,
+  remoteFor,
+  serve,
+  serversClosedAfterEach,
+  testWorld,
+} from './support.js';
 
 const servers = serversClosedAfterEach();
 afterEach(() => {
@@ -63,7 +70,8 @@ describe('followers on a non-holding instance', () => {
     const followers = [follow()];
     expect((await firstState(await followers[0]!.response)).id).toBe(session.id);
     followers.push(follow(), follow());
-    for (const { response } of followers.slice(1)) expect((await firstState(await response)).id).toBe(session.id);
+    for (const { response } of followers.slice(1))
+      expect((await firstState(await response)).id).toBe(session.id);
     expect(lock.holderOf(session.id)).toBe('A');
     // One agent found out that A holds the session, one reads it for all three followers (each
     // follower alone would take two).
