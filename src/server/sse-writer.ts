@@ -70,6 +70,8 @@ export class SseWriter {
   /** A chunk was handed over and the client has not asked for the next yet. */
   #writing = false;
   #open = true;
+  /** `close('ended')` was asked while chunks waited: the stream ends once they are taken. */
+  #endAfterQueue = false;
   #reason: SseCloseReason | null = null;
   #stall: ReturnType<typeof setTimeout> | null = null;
   readonly #heartbeat: ReturnType<typeof setInterval>;
@@ -129,7 +131,8 @@ export class SseWriter {
    * whether the stream is still open; a chunk that overflows the bound closes it instead.
    */
   write(chunk: Uint8Array): boolean {
-    if (!this.#open) return false;
+    // A stream asked to end takes nothing more: it ends after what it queued.
+    if (!this.#open || this.#endAfterQueue) return false;
     if (this.#wanted) {
       this.#wanted = false;
       this.#hand(chunk);
@@ -166,8 +169,6 @@ export class SseWriter {
       // already closed by the client
     }
   }
-
-  #endAfterQueue = false;
 
   #pull(): void {
     this.#writing = false;
