@@ -12,6 +12,11 @@
  *    spread across both: take-overs, and the stored histories checked for interleaving and
  *    duplicated events.
  *
+ * 6. `paced`: at 1 / 10 / 100 / 500 concurrent paced streams (`--streams`), the latency per
+ *    delta (p50 / p99 / max), the instance's CPU per turn, bytes and response writes per delta,
+ *    next to the same load through a plain streaming route with no agent (the floor);
+ * 7. `admission`: turns beyond `maxRunningTurns`, refused with `Retry-After`.
+ *
  * Options: see `server/settings.ts`; `npm run bench -- server --only latency,memory`. The table
  * is also written to `bench/results/server-latest.json` (git-ignored), with the commit measured.
  * @module
@@ -27,6 +32,7 @@ import { latency } from './server/latency.js';
 import { load } from './server/load.js';
 import { memory } from './server/memory.js';
 import { modelId, startModelServer, type ModelServer } from './server/model-server.js';
+import { admission, paced } from './server/paced.js';
 import { postgres } from './server/postgres-part.js';
 import { readSettings, type ServerSettings } from './server/settings.js';
 import { throughput } from './server/throughput.js';
@@ -91,7 +97,21 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
       });
     }
     if (wants('latency')) rows.push(...(await latency(model, settings)));
-    if (wants('memory')) rows.push(...(await withInstance(model, settings, {}, (i) => memory(i, settings))));
+    if (wants('memory')) {
+      // Room for every idle session the part opens.
+      const room = { maxOpenSessions: Math.max(1_000, settings.idleSessions + 10) };
+      rows.push(...(await withInstance(model, settings, room, (i) => memory(i, settings))));
+    }
+    if (wants('paced'))
+      rows.push(...(await withInstance(model, settings, {}, (i) => paced(i, model, settings))));
+    if (wants('admission')) {
+      const limit = Math.max(1, Math.floor(Math.max(...settings.streams) / 4));
+      rows.push(
+        ...(await withInstance(model, settings, { maxRunningTurns: limit }, (i) =>
+          admission(i, settings, limit),
+        )),
+      );
+    }
     if (wants('postgres')) {
       const pg = await postgres(settings, (config) => startInstance(instanceConfig(model, settings, config)));
       rows.push(...pg.rows);

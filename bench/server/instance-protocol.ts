@@ -13,6 +13,8 @@ export interface InstanceConfig {
   sdkClient: boolean;
   idleTimeoutMs: number;
   maxOpenSessions: number;
+  /** `maxRunningTurns`, when set (an older handler may not know the option). */
+  maxRunningTurns?: number;
   /** Sessions in this PostgreSQL database (with a `PostgresSessionLock` named `holderId`); else in memory. */
   postgres?: PostgresConnection & { holderId: string };
 }
@@ -34,6 +36,8 @@ export type InstanceRequest =
   | { type: 'counts' }
   /** `process.cpuUsage()`, user + system, in ms. */
   | { type: 'cpu' }
+  /** How many times the process wrote to an HTTP response so far. */
+  | { type: 'writes' }
   | { type: 'stop' };
 
 /** The heap and RSS of an instance after a full GC, in bytes. */

@@ -9,7 +9,7 @@
  * Run: `node --import tsx --expose-gc bench/server/instance.ts '<InstanceConfig as JSON>'`.
  * @module
  */
-import { createServer } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAgentHandler, toNodeListener } from '../../src/server.js';
 import {
@@ -41,13 +41,59 @@ const handler = createAgentHandler({
   },
   idleTimeoutMs: config.idleTimeoutMs,
   maxOpenSessions: config.maxOpenSessions,
+  ...(config.maxRunningTurns !== undefined && { maxRunningTurns: config.maxRunningTurns }),
 });
-const server = createServer(toNodeListener(handler));
+const listener = toNodeListener(handler);
+// Every write to a response, counted (socket writes per delta).
+let writes = 0;
+const write = ServerResponse.prototype.write;
+ServerResponse.prototype.write = function (this: ServerResponse, ...args: Parameters<typeof write>) {
+  writes++;
+  return write.apply(this, args);
+} as typeof write;
+const server = createServer((req, res) => {
+  if (req.url?.startsWith('/plain')) void plainRoute(req, res);
+  else listener(req, res);
+});
 server.keepAliveTimeout = 30_000;
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   process.send!({ type: 'ready', url: `http://127.0.0.1:${port}/agent` });
 });
+
+/**
+ * The floor: a plain streaming route with no agent. `GET /plain?model=…&tag=…` asks the model
+ * server for the same answer and writes each of its deltas at once as the AI SDK's UI message
+ * stream frame (`data: {"type":"text-delta","id":"0","delta":…}`).
+ */
+async function plainRoute(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url!, 'http://127.0.0.1');
+  const upstream = await fetch(`${config.modelBaseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: url.searchParams.get('model'),
+      stream: true,
+      messages: [{ role: 'user', content: url.searchParams.get('tag') }],
+    }),
+  });
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const part of upstream.body! as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(part, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      if (!line.startsWith('data: {')) continue;
+      const chunk = JSON.parse(line.slice(6)) as { choices: { delta?: { content?: string } }[] };
+      const delta = chunk.choices[0]?.delta?.content;
+      if (delta) res.write(`data: ${JSON.stringify({ type: 'text-delta', id: '0', delta })}\n\n`);
+    }
+  }
+  res.end('data: [DONE]\n\n');
+}
 
 /** This process's CPU time so far (user + system), in ms. */
 function cpuMs(): number {
@@ -82,6 +128,8 @@ async function answer(request: InstanceRequest): Promise<unknown> {
     }
     case 'cpu':
       return cpuMs();
+    case 'writes':
+      return writes;
     case 'counts':
       return { ...counts };
     case 'stop':

@@ -7,7 +7,7 @@ import { countOption } from '../peer/settings.js';
 import type { BenchOptions } from '../types.js';
 
 /** The parts `--only` can pick. */
-export const PARTS = ['throughput', 'latency', 'memory', 'load', 'postgres'] as const;
+export const PARTS = ['throughput', 'latency', 'memory', 'load', 'postgres', 'paced', 'admission'] as const;
 
 /** One of {@link PARTS}. */
 export type Part = (typeof PARTS)[number];
@@ -38,6 +38,8 @@ export interface ServerSettings {
   pgTurns: number;
   /** Model requests through an `openai` SDK client rather than the provider's own `fetch` client. */
   sdkClient: boolean;
+  /** Concurrent streams of the paced part, one run each. */
+  streams: readonly number[];
   only: readonly Part[];
 }
 
@@ -54,6 +56,7 @@ const KNOWN = new Set([
   'pg-sessions',
   'pg-turns',
   'sdk-client',
+  'streams',
   'only',
 ]);
 
@@ -77,13 +80,25 @@ export function readSettings(options: BenchOptions): ServerSettings {
     turns: count('turns', 10, 1, 1_000),
     sessions: count('sessions', 200, 1, 900),
     loadTurns: count('load-turns', 3, 1, 100),
-    idleSessions: count('idle-sessions', 300, 10, 900),
+    idleSessions: count('idle-sessions', 300, 10, 10_000),
     latencyTurns: count('latency-turns', 10, 1, 500),
     deltas: count('deltas', 20, 1, 2_000),
     paceMs: count('pace', 4, 1, 100),
     pgSessions: count('pg-sessions', 16, 1, 200),
     pgTurns: count('pg-turns', 4, 2, 100),
     sdkClient: options['sdk-client'] !== undefined,
+    streams: streamsOf(options.streams),
     only: only as Part[],
   };
+}
+
+/** `--streams 1,10,100,500` (the default): the paced part's concurrencies. */
+function streamsOf(value: unknown): number[] {
+  if (value === undefined) return [1, 10, 100, 500];
+  const counts = String(value)
+    .split(',')
+    .map((part) => Number(part.trim()));
+  if (counts.some((n) => !Number.isInteger(n) || n < 1 || n > 1_000))
+    throw new Error(`--streams takes counts from 1 to 1000, got ${String(value)}`);
+  return counts;
 }

@@ -2,11 +2,13 @@
  * Applies a `patch` frame to the conversation the client shows: items replaced or grown by
  * their suffixes, every other item kept as the same object (so a renderer can skip it), and the
  * turn, totals and meter replaced when the patch carries them. A patch that does not fit the
- * conversation (an index past its end, growth of a non-assistant item, a hole) is refused.
+ * conversation (an index past its end, growth of a non-assistant item, a hole) is refused. And
+ * the history's splice (messages appended, or the part a compaction replaced).
  * @module
  */
 import type { Conversation, ConversationItem } from '../conversation/schema.js';
-import type { ConversationPatch } from './wire.js';
+import type { Message } from '../types.js';
+import type { ConversationPatch, MessagesSplice } from './wire.js';
 
 /** The conversation after `patch`; throws a message when the patch does not fit. */
 export function applyPatch(conversation: Conversation, patch: ConversationPatch): Conversation {
@@ -34,4 +36,18 @@ export function applyPatch(conversation: Conversation, patch: ConversationPatch)
     cost: patch.cost === undefined ? conversation.cost : patch.cost,
     context: patch.context ?? conversation.context,
   };
+}
+
+/** The history after `splice`; throws a message when it does not fit. */
+export function applySplice(messages: readonly Message[], splice: MessagesSplice): readonly Message[] {
+  const { at, remove, insert } = splice;
+  if (
+    !Number.isInteger(at) ||
+    !Number.isInteger(remove) ||
+    at < 0 ||
+    remove < 0 ||
+    at + remove > messages.length
+  )
+    throw new Error(`patch replaces messages ${at} to ${at + remove} of ${messages.length}`);
+  return [...messages.slice(0, at), ...insert, ...messages.slice(at + remove)];
 }

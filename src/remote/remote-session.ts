@@ -11,9 +11,9 @@ import { AgentError } from '../errors.js';
 import { Channel } from '../events/channel.js';
 import type { Conversation } from '../conversation/schema.js';
 import type { AgentEvent, InterruptedTurn, Message, UserInput } from '../types.js';
-import { applyPatch } from './apply-patch.js';
+import { applyPatch, applySplice } from './apply-patch.js';
 import { bounded, call, errorOf, seg, send, type RemoteTransport } from './remote-http.js';
-import { RemoteTurn, type WireTurnResult } from './remote-turn.js';
+import { RemoteTurn } from './remote-turn.js';
 import { readSse, SseLimitError } from './sse-reader.js';
 import * as z from 'zod/mini';
 import {
@@ -23,14 +23,20 @@ import {
   parseFrameId,
   ReadStateSchema,
   TURN_ID_HEADER,
+  type DeltaFrame,
+  type EventFrame,
   type FrameId,
   type FrameKind,
+  type SessionPatch,
   type SessionState,
   type WireResult,
 } from './wire.js';
 
 /** The backoff stops growing at this reconnect (5 s). */
 const MAX_BACKOFF_STEP = 6;
+
+/** A `state` frame carries the whole history and is read whatever its size; any other is bounded. */
+const frameLimit = (event: string) => (event === 'state' ? Number.POSITIVE_INFINITY : MAX_FRAME_BYTES);
 
 /** The wait before reconnect `n` (1-based): 200 ms doubling to 5 s, with jitter. */
 const backoff = (n: number) => Math.min(5_000, 200 * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
@@ -41,15 +47,6 @@ export interface RemoteSendOptions {
   budget?: { maxCost?: number; maxTokens?: number };
 }
 
-/**
- * The last ended turn a state may name (`lastTurn`): how a client whose stream was down when its
- * turn ended (or whose turn another device or instance finished) learns the real result.
- */
-const LastTurnSchema = /* @__PURE__ */ (() => {
-  // The result frame's fields, without the history.
-  const { status, usage, cost, output, error } = FRAME_SCHEMAS.result.shape;
-  return z.looseObject({ turnId: z.string(), result: z.looseObject({ status, usage, cost, output, error }) });
-})();
 
 /** A message from the server that breaks the protocol. */
 class ProtocolError extends AgentError {
@@ -71,6 +68,11 @@ export class RemoteSession {
   readonly #transport: RemoteTransport;
   #conversation: Conversation;
   #messages: readonly Message[];
+  /**
+   * The history as this client's stream frames make it, which their splices apply to (what
+   * `messages` shows may be newer, read back after a command).
+   */
+  #streamMessages: readonly Message[];
   #interrupted: InterruptedTurn | null;
   #position: FrameId | null;
   #lastId: string | null;
@@ -87,6 +89,7 @@ export class RemoteSession {
     this.id = state.id;
     this.#conversation = state.conversation;
     this.#messages = state.messages;
+    this.#streamMessages = state.messages;
     this.#interrupted = state.interruptedTurn;
     this.#position = parseFrameId(eventId);
     this.#lastId = this.#position ? eventId : null;
@@ -341,7 +344,7 @@ export class RemoteSession {
         const idleMs =
           3 * Math.min(300_000, Math.max(100, Number(response.headers.get(HEARTBEAT_HEADER)) || 15_000));
         let previous: FrameId | null = null;
-        for await (const message of readSse(response.body, MAX_FRAME_BYTES, idleMs, alive)) {
+        for await (const message of readSse(response.body, frameLimit, idleMs, alive)) {
           if (signal.aborted) break;
           previous = this.#apply(message.event, message.id, message.data, previous);
           if (message.event !== 'state') alive();
@@ -394,10 +397,7 @@ export class RemoteSession {
    * down, or its instance stopped and it is in `interruptedTurn`).
    */
   #settleEnded(state: SessionState): void {
-    const lastTurn = z.safeParse(LastTurnSchema, (state as { lastTurn?: unknown }).lastTurn);
-    const last = lastTurn.success
-      ? (lastTurn.data as unknown as { turnId: string; result: WireTurnResult })
-      : null;
+    const last = state.lastTurn;
     for (const turn of this.#turns.values()) {
       if (state.conversation.turn?.id === turn.id) continue;
       if (last?.turnId === turn.id) {
@@ -454,6 +454,7 @@ export class RemoteSession {
   #applyState(state: SessionState): void {
     if (state.id !== this.id) throw new ProtocolError('the state of another session');
     this.#messages = state.messages;
+    this.#streamMessages = state.messages;
     this.#interrupted = state.interruptedTurn;
     this.#setConversation(state.conversation);
     this.#settleEnded(state);
@@ -461,24 +462,55 @@ export class RemoteSession {
 
   #applyFrame(kind: Exclude<FrameKind, 'state'>, data: unknown): void {
     if (kind === 'patch') {
-      let next: Conversation;
-      try {
-        next = applyPatch(this.#conversation, data as Parameters<typeof applyPatch>[1]);
-      } catch (error) {
-        throw new ProtocolError((error as Error).message);
-      }
-      this.#setConversation(next);
+      this.#applyPatch(data as SessionPatch);
     } else if (kind === 'event') {
-      const event = data as AgentEvent;
+      const { event, patch } = data as EventFrame;
       if (event.sessionId !== this.id) throw new ProtocolError('an event of another session');
-      this.#events.next(event);
-      if (event.turnId !== null) this.#turns.get(event.turnId)?._event(event);
+      if (patch) this.#applyPatch(patch);
+      this.#emit(event);
+    } else if (kind === 'delta') {
+      // A streamed delta of the running turn that grew answer item `i` by its text.
+      const { s: sequence, i: at, t: text, r: reasoning } = data as DeltaFrame;
+      if ((text === undefined) === (reasoning === undefined))
+        throw new ProtocolError('a delta frame with neither or both of t and r');
+      const turnId = this.#conversation.turn?.id ?? null;
+      if (turnId === null) throw new ProtocolError('a delta frame while no turn runs');
+      this.#applyPatch({
+        length: this.#conversation.items.length,
+        grow: [{ at, text: text ?? '', reasoning: reasoning ?? '' }],
+      });
+      this.#emit({
+        sessionId: this.id,
+        turnId,
+        timestamp: new Date().toISOString(),
+        sequence,
+        payload:
+          text !== undefined ? { type: 'text_delta', text } : { type: 'reasoning_delta', text: reasoning! },
+      });
     } else {
       const result = data as WireResult;
-      this.#messages = result.messages;
       this.#interrupted = result.interruptedTurn;
       this.#turns.get(result.turnId)?._result(result);
     }
+  }
+
+  /** Applies what changed in the conversation and the history. */
+  #applyPatch(patch: SessionPatch): void {
+    let next: Conversation;
+    let messages = this.#streamMessages;
+    try {
+      next = applyPatch(this.#conversation, patch);
+      if (patch.messages) messages = applySplice(messages, patch.messages);
+    } catch (error) {
+      throw new ProtocolError((error as Error).message);
+    }
+    if (patch.messages) this.#messages = this.#streamMessages = messages;
+    this.#setConversation(next);
+  }
+
+  #emit(event: AgentEvent): void {
+    this.#events.next(event);
+    if (event.turnId !== null) this.#turns.get(event.turnId)?._event(event);
   }
 
   #setConversation(next: Conversation): void {

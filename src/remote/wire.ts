@@ -8,11 +8,21 @@
  * (`Last-Event-ID`); the server replays what follows it when it still has that copy, and
  * otherwise starts with a `state` frame, which replaces whatever the client showed.
  *
- * - `state` — the conversation as it is now, the history and the interrupted turn.
- * - `event` — one `AgentEvent` of the session, as `session.events` emitted it.
+ * - `state` — the conversation as it is now, the history, the interrupted turn and the last
+ *   turn's result (a client whose stream broke near a turn's end settles that turn from it).
+ * - `event` — one `AgentEvent` of the session, as `session.events` emitted it, with the change it
+ *   made to the session (`patch`, as below) in the same frame.
+ * - `delta` — a streamed `text_delta` or `reasoning_delta` whose only change is the growth of
+ *   one answer item by the same text, in short: `{ s: sequence, i: item index, t: text }` (or
+ *   `r:` for reasoning). The session id, the turn id (the conversation's running turn) and the
+ *   time are not repeated per delta: the client knows the first two, and takes its own clock.
  * - `patch` — what changed in the conversation: items replaced whole, or an assistant item's
- *   text and reasoning grown by a suffix (a streamed delta costs its own length, not the item's).
- * - `result` — a turn's `turn.result`, with the history after it.
+ *   text and reasoning grown by a suffix; and in `messages`, what changed in the history (the
+ *   messages appended, or the part a compaction replaced), never the whole list again.
+ * - `result` — a turn's `turn.result` (without the history: that came as patches).
+ *
+ * A turn's frames are kept for replay only while it runs: a reconnect from before the end of
+ * the last turn starts with a `state`.
  *
  * The schemas check every field the client reads or hands on, with the fewest zod features (the
  * page pays for each): objects keep keys they do not know (a newer server may add some), and a
@@ -23,8 +33,11 @@ import * as z from 'zod/mini';
 import type { Conversation, ConversationItem } from '../conversation/schema.js';
 import type { AgentEvent, AgentErrorData, InterruptedTurn, Message, TokenUsage } from '../types.js';
 
-/** The largest frame a client accepts (characters of its `data:`). */
-export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+/**
+ * The largest frame a client accepts (characters of its `data:`), except a `state`, which
+ * carries the whole history and is read whatever its size.
+ */
+export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
 /** The response header that carries a new turn's id. */
 export const TURN_ID_HEADER = 'youyou-turn-id';
@@ -38,6 +51,42 @@ export interface SessionState {
   messages: readonly Message[];
   conversation: Conversation;
   interruptedTurn: InterruptedTurn | null;
+  /** The last turn this copy of the session ran to its end, with its result; `null` when none. */
+  lastTurn?: LastTurn | null;
+}
+
+/** A session's last ended turn. */
+export interface LastTurn {
+  turnId: string;
+  result: WireResult;
+}
+
+/** What changed in the history: `remove` messages at `at` replaced by `insert`. */
+export interface MessagesSplice {
+  at: number;
+  remove: number;
+  insert: readonly Message[];
+}
+
+/** What changed in a session: its conversation, and its history when that changed too. */
+export interface SessionPatch extends ConversationPatch {
+  messages?: MessagesSplice;
+}
+
+/** An `event` frame: the event and the change it made. */
+export interface EventFrame {
+  event: AgentEvent;
+  patch?: SessionPatch;
+}
+
+/** A `delta` frame: a streamed delta that grew item `i` by its text (`t`) or reasoning (`r`). */
+export interface DeltaFrame {
+  /** The event's `sequence`. */
+  s: number;
+  /** The index of the answer item it grew. */
+  i: number;
+  t?: string;
+  r?: string;
 }
 
 /** What changed in a conversation between two of its states. */
@@ -62,12 +111,11 @@ export interface WireResult {
   cost: number | null;
   output?: unknown;
   error?: AgentErrorData;
-  messages: readonly Message[];
   interruptedTurn: InterruptedTurn | null;
 }
 
 /** A frame's kind (its SSE `event:` name). */
-export type FrameKind = 'state' | 'event' | 'patch' | 'result';
+export type FrameKind = 'state' | 'event' | 'delta' | 'patch' | 'result';
 
 // ─── Schemas (client side) ──────────────────────────────────────────────────────────────
 
@@ -179,6 +227,17 @@ const Payload = /* @__PURE__ */ (() =>
     kind('type', 'output', { output: any }),
   ]))();
 
+const Result = /* @__PURE__ */ (() =>
+  obj({
+    turnId: str,
+    status: z.enum(['completed', 'cancelled', 'failed']),
+    usage: Usage,
+    cost: z.nullable(num),
+    output: z.optional(any),
+    error: z.optional(ErrorData),
+    interruptedTurn: Interrupted,
+  }))();
+
 /** Schema of a session state. */
 export const SessionStateSchema = /* @__PURE__ */ (() =>
   obj({
@@ -186,6 +245,7 @@ export const SessionStateSchema = /* @__PURE__ */ (() =>
     messages: z.array(Message),
     conversation: ConversationShape,
     interruptedTurn: Interrupted,
+    lastTurn: z.optional(z.nullable(obj({ turnId: str, result: Result }))),
   }))();
 
 /** Schema of a session state as `POST /sessions` and `GET /sessions/:id` answer it: with its stream position. */
@@ -209,11 +269,8 @@ export const SessionPageSchema = /* @__PURE__ */ (() =>
     nextCursor: z.nullable(str),
   }))();
 
-/** The schema of each frame, by kind. */
-export const FRAME_SCHEMAS = /* @__PURE__ */ (() => ({
-  state: SessionStateSchema,
-  event: obj({ sessionId: str, turnId: z.nullable(str), timestamp: str, sequence: num, payload: Payload }),
-  patch: obj({
+const Patch = /* @__PURE__ */ (() =>
+  obj({
     length: num,
     set: z.optional(z.array(obj({ at: num, item: Item }))),
     grow: z.optional(z.array(obj({ at: num, text: str, reasoning: str }))),
@@ -221,24 +278,27 @@ export const FRAME_SCHEMAS = /* @__PURE__ */ (() => ({
     usage: z.optional(Usage),
     cost: z.optional(z.nullable(num)),
     context: z.optional(Context),
+    messages: z.optional(obj({ at: num, remove: num, insert: z.array(Message) })),
+  }))();
+
+/** The schema of each frame, by kind. */
+export const FRAME_SCHEMAS = /* @__PURE__ */ (() => ({
+  state: SessionStateSchema,
+  event: obj({
+    event: obj({ sessionId: str, turnId: z.nullable(str), timestamp: str, sequence: num, payload: Payload }),
+    patch: z.optional(Patch),
   }),
-  result: obj({
-    turnId: str,
-    status: z.enum(['completed', 'cancelled', 'failed']),
-    usage: Usage,
-    cost: z.nullable(num),
-    output: z.optional(any),
-    error: z.optional(ErrorData),
-    messages: z.array(Message),
-    interruptedTurn: Interrupted,
-  }),
+  delta: obj({ s: num, i: num, t: z.optional(str), r: z.optional(str) }),
+  patch: Patch,
+  result: Result,
 }))();
 
 /** The value of each frame kind, once checked. */
 export interface FrameData {
   state: SessionState;
-  event: AgentEvent;
-  patch: ConversationPatch;
+  event: EventFrame;
+  delta: DeltaFrame;
+  patch: SessionPatch;
   result: WireResult;
 }
 

@@ -1,14 +1,30 @@
 /**
  * What changed between two states of a conversation, as a `patch` frame: the items that are not
  * the same objects any more (a conversation keeps unchanged items' identity, so this is a
- * reference check per item), with an assistant item that only grew sent as its suffixes.
+ * reference check per item). An answer item that a streamed delta grew is sent as that delta's
+ * text alone: given the delta, the check compares lengths only, so a delta costs its own length
+ * however long the answer is (reading the answer's text would flatten and copy it each time).
  * @module
  */
 import type { Conversation, ConversationItem } from '../conversation/schema.js';
 import type { ConversationPatch } from '../remote/wire.js';
 
-/** The patch from `before` to `after`, or `null` when nothing the client shows changed. */
-export function diffConversation(before: Conversation, after: Conversation): ConversationPatch | null {
+/** A streamed delta: the text and reasoning an answer item grew by. */
+export interface StreamedDelta {
+  text: string;
+  reasoning: string;
+}
+
+/**
+ * The patch from `before` to `after`, or `null` when nothing the client shows changed. With
+ * `delta` (the change is a streamed delta's), an answer item grown by exactly its length is sent
+ * as that growth; any other changed item is sent whole.
+ */
+export function diffConversation(
+  before: Conversation,
+  after: Conversation,
+  delta: StreamedDelta | null = null,
+): ConversationPatch | null {
   const patch: ConversationPatch = { length: after.items.length };
   let changed = before.items.length !== after.items.length;
   if (before.items !== after.items) {
@@ -17,9 +33,11 @@ export function diffConversation(before: Conversation, after: Conversation): Con
       const now = after.items[i]!;
       if (was === now) continue;
       changed = true;
-      const grown = was === undefined ? null : growth(was, now);
-      if (grown) (patch.grow ??= []).push({ at: i, text: grown[0], reasoning: grown[1] });
-      else (patch.set ??= []).push({ at: i, item: now });
+      if (delta !== null && was !== undefined && grewBy(was, now, delta)) {
+        (patch.grow ??= []).push({ at: i, text: delta.text, reasoning: delta.reasoning });
+        // One delta grows one item.
+        delta = null;
+      } else (patch.set ??= []).push({ at: i, item: now });
     }
   }
   if (before.turn !== after.turn) patch.turn = after.turn;
@@ -30,10 +48,15 @@ export function diffConversation(before: Conversation, after: Conversation): Con
   return changed ? patch : null;
 }
 
-/** The text and reasoning suffixes when `now` is `was` grown by them (a streamed delta). */
-function growth(was: ConversationItem, now: ConversationItem): [string, string] | null {
-  if (was.kind !== 'assistant' || now.kind !== 'assistant') return null;
-  if (was.id !== now.id || was.status !== now.status) return null;
-  if (!now.text.startsWith(was.text) || !now.reasoning.startsWith(was.reasoning)) return null;
-  return [now.text.slice(was.text.length), now.reasoning.slice(was.reasoning.length)];
+/**
+ * Whether `now` is `was` grown by `delta`: the same answer, in the same status, longer by exactly
+ * the delta. Only the live reducer changes a streaming answer, and it only appends a delta.
+ */
+function grewBy(was: ConversationItem, now: ConversationItem, delta: StreamedDelta): boolean {
+  if (was.kind !== 'assistant' || now.kind !== 'assistant') return false;
+  if (was.id !== now.id || was.status !== now.status || now.status !== 'streaming') return false;
+  return (
+    now.text.length === was.text.length + delta.text.length &&
+    now.reasoning.length === was.reasoning.length + delta.reasoning.length
+  );
 }

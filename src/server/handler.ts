@@ -22,9 +22,11 @@ import { proxyModelRequest } from './model-proxy.js';
 import { matchRoute, type Route } from './routes.js';
 import { sessionConfigFor } from './session-config.js';
 import { startRecoverySweep } from './recovery-sweep.js';
+import type { HostedSession } from './hosted-session.js';
 import { SessionHost } from './session-host.js';
-import { followStored } from './stored-follow.js';
+import { followStored, joinStored } from './stored-follow.js';
 import { storedState } from './stored-state.js';
+import { TurnAdmission } from './turn-admission.js';
 
 /** The id of a state read from storage: no copy's position, so the next stream starts with a state too. */
 const STORED_POSITION = 'stored.0';
@@ -50,6 +52,7 @@ export function createAgentHandler(options: AgentHandlerOptions): AgentHandler {
         resolved.reportError(error, { route: 'recovery', userId, sessionId }),
       )
     : null;
+  const turns = new TurnAdmission(resolved.maxRunningTurns);
   const handler = async (request: Request): Promise<Response> => {
     const context: ErrorContext = { route: 'unknown', userId: null, sessionId: null };
     try {
@@ -60,7 +63,7 @@ export function createAgentHandler(options: AgentHandlerOptions): AgentHandler {
       if (!route) throw new NoRoute(request.method, new URL(request.url).pathname);
       context.route = route.name;
       if ('id' in route) context.sessionId = route.id;
-      return await answer(route, request, user, host, resolved);
+      return await answer(route, request, user, host, resolved, turns);
     } catch (error) {
       return errorResponse(error, (detail) => resolved.reportError(detail, context));
     }
@@ -125,6 +128,7 @@ async function answer(
   userId: string,
   host: SessionHost,
   options: ResolvedHandlerOptions,
+  turns: TurnAdmission,
 ): Promise<Response> {
   const lastEventId = request.headers.get('last-event-id');
   switch (route.name) {
@@ -155,8 +159,11 @@ async function answer(
       if (host.closing) throw ServerErrors.shuttingDown();
       const body = parseInput(TurnBody, await readJson(request), 'body');
       const opts = turnOptions(body.options, options.outputs);
-      const hosted = (await host.open(userId, route.id, 'turn'))!;
-      const turn = await hosted.hold(() => startTurn(hosted, body.input, opts));
+      let hosted!: HostedSession;
+      const turn = await turns.admit(async () => {
+        hosted = (await host.open(userId, route.id, 'turn'))!;
+        return hosted.hold(() => startTurn(hosted, body.input, opts));
+      });
       return withTurnId(
         await onceStarted(hosted, hosted.stream(lastEventId, turn.id, request.signal)),
         turn.id,
@@ -165,8 +172,11 @@ async function answer(
     case 'continue': {
       if (host.closing) throw ServerErrors.shuttingDown();
       const body = parseInput(ContinueBody, await readJson(request), 'body');
-      const hosted = (await host.open(userId, route.id, 'turn'))!;
-      const turn = await hosted.hold(() => continueTurn(hosted, body.options));
+      let hosted!: HostedSession;
+      const turn = await turns.admit(async () => {
+        hosted = (await host.open(userId, route.id, 'turn'))!;
+        return hosted.hold(() => continueTurn(hosted, body.options));
+      });
       return withTurnId(
         await onceStarted(hosted, hosted.stream(lastEventId, turn.id, request.signal)),
         turn.id,
@@ -182,9 +192,12 @@ async function answer(
       return empty(204);
     }
     case 'events': {
+      // Another follower of a session held elsewhere: it shares that follower's reader.
+      const joined = joinStored(host, userId, route.id, request.signal, options);
+      if (joined) return joined;
       const hosted = await host.open(userId, route.id, 'read');
       if (hosted) return hosted.stream(lastEventId, null, request.signal);
-      return followStored(host, userId, route.id, request.signal);
+      return followStored(host, userId, route.id, request.signal, options);
     }
     case 'cancel': {
       // A turn that is not the session's running or interrupted one: nothing to do, nothing taken over.

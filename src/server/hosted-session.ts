@@ -7,26 +7,23 @@
  */
 import type { Agent } from '../agent.js';
 import type { Conversation } from '../conversation/schema.js';
-import { serverPort, type AgentServerPort } from '../runtime/server-port.js';
 import type { RunningTurn, Session } from '../session.js';
-import type { TurnResult } from '../types.js';
-import type { SessionState, WireResult } from '../remote/wire.js';
-import { diffConversation } from './conversation-diff.js';
+import type { AgentEvent, Message, TurnResult } from '../types.js';
+import type { LastTurn, SessionPatch, SessionState, WireResult } from '../remote/wire.js';
+import { diffConversation, type StreamedDelta } from './conversation-diff.js';
+import { encodeFrame, FrameLog, type FrameRecord } from './frame-log.js';
+import { diffHistory } from './history-diff.js';
+import { SseWriter } from './sse-writer.js';
+import { serverPort, type AgentServerPort } from '../runtime/server-port.js';
 import type { AgentError } from '../errors.js';
-import { FrameLog, frameText, type FrameRecord } from './frame-log.js';
 import { FrameRedactor } from './frame-redactor.js';
-import { HEARTBEAT_MS, SSE_HEADERS } from './http.js';
 import { publicErrorData } from './public-error.js';
-
-/** Frames a stream may have queued for a slow client before it is closed (the client reconnects). */
-const MAX_QUEUED_FRAMES = 10_000;
-
-/** How many ended turns' results a copy remembers for a client that missed their frames. */
-const KEPT_RESULTS = 8;
 
 /** What a hosted session is told by its host. */
 export interface HostedSessionOptions {
   idleTimeoutMs: number;
+  /** The most bytes a stream may queue for a slow client before it is disconnected. */
+  maxStreamBufferBytes: number;
   /**
    * Called once the session ended here (closed, released, interrupted, or taken over by another
    * instance) and its agent is shut down.
@@ -43,11 +40,16 @@ export class HostedSession {
   running: RunningTurn | null = null;
   /** The running turn, when this instance recovered it (its instance had stopped). */
   recovered: RunningTurn | null = null;
-  /** The conversation as clients read it (see {@link FrameRedactor}). */
-  #conversation!: Conversation;
-  #rawConversation: Conversation | undefined;
+  /** Keeps infrastructure detail out of the frames. */
   readonly #redactor: FrameRedactor;
-  readonly #results = new Map<string, WireResult>();
+  /** The conversation as the frames sent so far make it. */
+  #sent!: Conversation;
+  /** The conversation now (ahead of {@link HostedSession.#sent} until the next frame). */
+  #latest!: Conversation;
+  /** The history as the frames sent so far make it (references to the session's messages). */
+  #sentMessages: readonly Message[];
+  #flushQueued = false;
+  #lastTurn: LastTurn | null = null;
   #streams = 0;
   #commands = 0;
   #idle: ReturnType<typeof setTimeout> | null = null;
@@ -67,31 +69,22 @@ export class HostedSession {
   ) {
     this.#redactor = new FrameRedactor(options.onError);
     this.server = serverPort(agent);
+    this.#sentMessages = [...session.messages];
     session.conversation.subscribe({
       next: (state) => {
-        this.#rawConversation = state;
-        if (this.#conversation === undefined || !this.#redactor.waitsForEvent(state)) this.#publishConversation();
+        if (this.#sent === undefined) this.#sent = state;
+        this.#latest = state;
+        // The event that made this change, if any, comes right after it and carries it; a
+        // change no event made (a message appended, a turn started or ended) goes out on its own.
+        if (!this.#flushQueued) {
+          this.#flushQueued = true;
+          queueMicrotask(() => this.#flush());
+        }
       },
       complete: () => this.#stopped(),
     });
-    session.events.subscribe((event) => {
-      const safe = this.#redactor.event(event);
-      this.#publishConversation();
-      this.log.push('event', safe, event.turnId);
-    });
+    session.events.subscribe((event) => this.#onEvent(this.#redactor.event(event)));
     this.#touch();
-  }
-
-  /** Sends what changed in the conversation since the last change sent, if anything did. */
-  #publishConversation(): void {
-    const raw = this.#rawConversation;
-    if (raw === undefined) return;
-    this.#rawConversation = undefined;
-    const before = this.#conversation;
-    const state = this.#redactor.conversation(raw);
-    this.#conversation = state;
-    const patch = before === undefined ? null : diffConversation(before, state);
-    if (patch) this.log.push('patch', patch);
   }
 
   /** The session id. */
@@ -112,14 +105,67 @@ export class HostedSession {
     return this.#ending;
   }
 
-  /** The session as it is now. */
+  /** The session as the frames sent so far make it (so the frames after it apply to it). */
   state(): SessionState {
+    this.#flush();
     return {
       id: this.session.id,
-      messages: this.session.messages,
-      conversation: this.#conversation,
+      messages: this.#sentMessages,
+      conversation: this.#sent,
       interruptedTurn: interruptedOf(this.session),
+      lastTurn: this.#lastTurn,
     };
+  }
+
+  /** One frame per event, with the change it made: a short `delta` frame for a streamed delta. */
+  #onEvent(event: AgentEvent): void {
+    const { payload } = event;
+    const delta: StreamedDelta | null =
+      payload.type === 'text_delta'
+        ? { text: payload.text, reasoning: '' }
+        : payload.type === 'reasoning_delta'
+          ? { text: '', reasoning: payload.text }
+          : null;
+    const length = this.#sent.items.length;
+    const patch = this.#patch(delta);
+    if (
+      delta !== null &&
+      patch !== null &&
+      patch.length === length &&
+      isGrowthOnly(patch) &&
+      event.turnId === this.#sent.turn?.id
+    ) {
+      const grow = patch.grow![0]!;
+      const data =
+        payload.type === 'text_delta'
+          ? { s: event.sequence, i: grow.at, t: delta.text }
+          : { s: event.sequence, i: grow.at, r: delta.reasoning };
+      this.log.push('delta', data);
+      return;
+    }
+    this.log.push('event', patch === null ? { event } : { event, patch });
+  }
+
+  /** A change no event made goes out as a `patch` frame. */
+  #flush(): void {
+    this.#flushQueued = false;
+    const patch = this.#patch(null);
+    if (patch !== null) this.log.push('patch', patch);
+  }
+
+  /** What changed since the last frame (and counts it as sent); `null` when nothing did. */
+  #patch(delta: StreamedDelta | null): SessionPatch | null {
+    // An error notice the redactor heard of reads its code's fixed sentence.
+    const latest = this.#redactor.conversation(this.#latest);
+    const conversation = diffConversation(this.#sent, latest, delta);
+    this.#sent = latest;
+    // A streamed delta never changes the history: what did change goes with the next frame.
+    const messages = delta === null ? diffHistory(this.#sentMessages, this.session.messages) : null;
+    if (messages !== null) this.#sentMessages = [...this.session.messages];
+    if (conversation === null && messages === null) return null;
+    const patch: SessionPatch = conversation ?? { length: this.#sent.items.length };
+    if (messages !== null) patch.messages = messages;
+    return patch;
   }
 
   /** Runs a command with the idle timer held off. */
@@ -134,7 +180,10 @@ export class HostedSession {
     }
   }
 
-  /** Follows a turn started here: its result becomes a `result` frame. */
+  /**
+   * Follows a turn started here: its result becomes a `result` frame, and the session's last
+   * turn; then the turn's frames are dropped (a client that missed them gets the state).
+   */
   track(turn: RunningTurn, recovered = false): void {
     this.running = turn;
     this.recovered = recovered ? turn : null;
@@ -142,10 +191,11 @@ export class HostedSession {
     void turn.result.then(async (result) => {
       // The conversation shows a turn until its result settles; let that change go out first.
       await new Promise((resolve) => setTimeout(resolve, 0));
+      this.#flush();
       const wire = this.#wireResult(turn.id, result);
-      this.#results.set(turn.id, wire);
-      if (this.#results.size > KEPT_RESULTS) this.#results.delete(this.#results.keys().next().value!);
       this.log.push('result', wire, turn.id);
+      this.#lastTurn = { turnId: turn.id, result: wire };
+      this.log.clear();
       if (this.running === turn) this.running = null;
       this.#touch();
     });
@@ -157,72 +207,45 @@ export class HostedSession {
    * until that turn's result. Closing it (the client going away) changes nothing else.
    */
   stream(lastEventId: string | null, untilTurn: string | null, signal: AbortSignal): Response {
-    let cleanup: () => void = () => {};
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        const encoder = new TextEncoder();
-        let open = true;
-        const ends = (record: FrameRecord) => record.kind === 'result' && record.turnId === untilTurn;
-        const send = (text: string) => {
-          if (!open) return;
-          controller.enqueue(encoder.encode(text));
-          // A client that reads far slower than the session writes: let it reconnect, and get
-          // the frames it missed from the log, rather than queueing them here without a bound.
-          if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) finish();
-        };
-        const finish = () => {
-          if (!open) return;
-          cleanup();
-          try {
-            controller.close();
-          } catch {
-            // already cancelled by the client
-          }
-        };
-        cleanup = () => {
-          if (!open) return;
-          open = false;
-          unlisten();
-          clearInterval(heartbeat);
-          signal.removeEventListener('abort', finish);
-          this.#streams--;
-          this.#touch();
-        };
-        this.#streams++;
+    let unlisten = () => {};
+    this.#streams++;
+    this.#touch();
+    const writer = new SseWriter({
+      maxBufferedBytes: this.options.maxStreamBufferBytes,
+      stallTimeoutMs: this.options.idleTimeoutMs,
+      signal,
+      onClose: () => {
+        unlisten();
+        this.#streams--;
         this.#touch();
-        const replay = this.log.after(lastEventId);
-        let done = false;
-        if (replay === null) {
-          send(frameText(this.log.position, 'state', this.state()));
-          const result = untilTurn === null ? undefined : this.#results.get(untilTurn);
-          done = result !== undefined;
-        } else {
-          for (const record of replay) {
-            send(record.text);
-            if (ends(record)) {
-              done = true;
-              break;
-            }
-          }
-        }
-        const unlisten = this.log.listen((record) => {
-          if (record === null) return finish();
-          send(record.text);
-          if (ends(record)) finish();
-        });
-        const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
-        heartbeat.unref?.();
-        signal.addEventListener('abort', finish);
-        if (done || this.#ended || signal.aborted) finish();
       },
-      cancel: () => cleanup(),
     });
-    return new Response(body, { status: 200, headers: SSE_HEADERS });
-  }
-
-  /** The result of a turn this copy ran, when it remembers it. */
-  resultOf(turnId: string): WireResult | undefined {
-    return this.#results.get(turnId);
+    const ends = (record: FrameRecord) => record.kind === 'result' && record.turnId === untilTurn;
+    const replay = this.log.after(lastEventId);
+    let done = false;
+    if (replay === null) {
+      const state = this.state();
+      writer.write(encodeFrame(this.log.position, 'state', state));
+      done = untilTurn !== null && this.#lastTurn?.turnId === untilTurn;
+    } else {
+      for (const record of replay) {
+        writer.write(record.bytes);
+        if (ends(record)) {
+          done = true;
+          break;
+        }
+      }
+    }
+    if (done || this.#ended || !writer.open) {
+      writer.close();
+      return writer.response;
+    }
+    unlisten = this.log.listen((record) => {
+      if (record === null) return writer.close();
+      writer.write(record.bytes);
+      if (ends(record)) writer.close();
+    });
+    return writer.response;
   }
 
   /**
@@ -286,7 +309,6 @@ export class HostedSession {
       cost: result.cost,
       ...(result.output !== undefined && { output: result.output }),
       ...(result.error !== undefined && { error: publicErrorData(result.error.toJSON()) }),
-      messages: [...this.session.messages],
       interruptedTurn: interruptedOf(this.session),
     };
   }
@@ -309,6 +331,16 @@ export class HostedSession {
     // A session that ended by itself (taken over by another instance) frees its agent too.
     this.#ending ??= this.#leave(async () => {});
   }
+}
+
+/** Whether a patch is one answer item's growth and nothing else. */
+function isGrowthOnly(patch: SessionPatch): boolean {
+  return (
+    patch.grow?.length === 1 &&
+    patch.set === undefined &&
+    patch.messages === undefined &&
+    !('turn' in patch || 'usage' in patch || 'cost' in patch || 'context' in patch)
+  );
 }
 
 /** The session's interrupted turn, as plain data for the wire. */

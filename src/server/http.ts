@@ -9,16 +9,6 @@ import type { AgentErrorCode } from '../types.js';
 import { asAgentError, publicError } from './public-error.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody } from './read-body.js';
 
-/** A comment line every 15 s keeps proxies from closing a quiet stream. */
-export const HEARTBEAT_MS = 15_000;
-
-/** The headers of every Server-Sent Events answer (no caching, no buffering by proxies). */
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-accel-buffering': 'no',
-};
-
 /** The HTTP status of each error code the handler answers with; others are 500. */
 const STATUS: Partial<Record<AgentErrorCode, number>> = {
   UNAUTHORIZED: 401,

@@ -73,16 +73,32 @@ async function serve(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value))
-        await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      if (!res.write(value)) await drained(res);
       if (res.destroyed) break;
     }
   } catch {
-    // the client went away, or the body failed: end what was sent
+    // The client went away, or the body failed (a stream that gave up on a slow client): the
+    // connection is dropped, not ended, so nothing waits in its buffers for a client that may
+    // never read them, and the client sees a broken stream, not a finished one.
+    res.destroy();
   } finally {
     if (!res.destroyed) res.end();
   }
   if (res.destroyed) void reader.cancel().catch(() => {});
+}
+
+/**
+ * Resolves on the response's next `drain` or its `close`, whichever comes first, and removes
+ * both listeners then: one wait per backpressured write must leave nothing behind.
+ */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 /**

@@ -106,6 +106,15 @@ export interface AgentHandlerOptions {
     requested: Partial<SessionConfig>,
     scope: { userId: string },
   ) => SessionConfig | Promise<SessionConfig>;
+  /**
+   * The most bytes an event stream queues for a client that reads slower than the session
+   * writes (what waits behind the frame being written; one frame larger than this is still
+   * sent). A client further behind is disconnected; it reconnects and is replayed what it
+   * missed. Default 8 MiB.
+   */
+  maxStreamBufferBytes?: number;
+  /** The most turns (and continues) running at once on this instance; beyond it, 503 `SERVER_BUSY` with `Retry-After`. Default 256. */
+  maxRunningTurns?: number;
 }
 
 const isFunction = (value: unknown) => typeof value === 'function';
@@ -135,6 +144,8 @@ const OptionsSchema = /* @__PURE__ */ (() =>
     sessionConfig: z.optional(
       z.custom<NonNullable<AgentHandlerOptions['sessionConfig']>>(isFunction, 'must be a function'),
     ),
+    maxStreamBufferBytes: z.optional(z.number().check(z.int(), z.positive())),
+    maxRunningTurns: z.optional(z.number().check(z.int(), z.positive())),
   }))();
 
 /** The options with their defaults. */
@@ -152,6 +163,8 @@ export interface ResolvedHandlerOptions {
   /** Calls `onError` (or `console.error`); never throws. */
   reportError: (error: AgentError, context: ErrorContext) => void;
   sessionConfig: AgentHandlerOptions['sessionConfig'] | null;
+  maxStreamBufferBytes: number;
+  maxRunningTurns: number;
 }
 
 /** Checks the options (`INVALID_INPUT`) and fills in the defaults. */
@@ -174,6 +187,8 @@ export function resolveHandlerOptions(options: AgentHandlerOptions): ResolvedHan
             maxAttempts: parsed.recovery?.maxAttempts ?? 3,
           },
     modelProxy: parsed.modelProxy ?? null,
+    maxStreamBufferBytes: parsed.maxStreamBufferBytes ?? 8 * 1024 * 1024,
+    maxRunningTurns: parsed.maxRunningTurns ?? 256,
     reportError: safeReporter(parsed.onError),
     sessionConfig: parsed.sessionConfig ?? null,
   };

@@ -56,6 +56,7 @@ export class SessionHost {
       idleTimeoutMs: number;
       maxOpenSessions: number;
       maxOpenSessionsPerUser: number;
+      maxStreamBufferBytes: number;
       reportError?: (error: AgentError, context: ErrorContext) => void;
       recovery?: { maxAttempts: number } | null;
     },
@@ -250,6 +251,7 @@ export class SessionHost {
     const hosted: HostedSession = new HostedSession(agent, session, userId, {
       idleTimeoutMs: this.limits.idleTimeoutMs,
       onError: (error) => this.limits.reportError?.(error, { route: 'turns', userId, sessionId: session.id }),
+      maxStreamBufferBytes: this.limits.maxStreamBufferBytes,
       onEnded: () => {
         if (this.#sessions.get(session.id) === hosted) this.#sessions.delete(session.id);
         place.free();

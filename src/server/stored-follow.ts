@@ -3,16 +3,20 @@
  * again whenever what is stored may have changed — when the agent's `sessionChanges` says so
  * (another instance appended, deleted, took or gave up the session's lease) and, while a turn
  * runs there, every second, for its draft (the partial text rings no bell). A `state` frame
- * goes out each time the state differs from the last one sent. The stream ends when the client
- * goes away, the session is deleted, a read fails, or this instance comes to hold the session:
- * the client then reconnects, and gets the live copy.
+ * goes out each time the state differs from the last one sent.
+ *
+ * The followers of one session on one instance share one reader ({@link StoredReader}): one
+ * agent (the factory runs once for them, not once each), one read at a time, each state frame
+ * encoded once. The reader stops when its last follower leaves, the session is deleted, a read
+ * fails, or this instance comes to hold the session: its streams end, and their clients
+ * reconnect (to the live copy, when it is held here).
  * @module
  */
 import type { Agent } from '../agent.js';
 import type { SessionState } from '../remote/wire.js';
 import { FrameLog } from './frame-log.js';
-import { HEARTBEAT_MS, SSE_HEADERS } from './http.js';
 import type { SessionHost } from './session-host.js';
+import { SseWriter } from './sse-writer.js';
 import { storedState } from './stored-state.js';
 
 /** How often a running turn's draft is read again (drafts are saved at most this often). */
@@ -22,117 +26,193 @@ const DRAFT_READ_MS = 1_000;
 const IDLE_READ_MS = 5_000;
 
 /**
- * The follow stream of `sessionId`, which `userId` owns and another instance holds. Rejects as
- * reading the stored state does (`SESSION_NOT_FOUND`, `STORAGE_ERROR`); the agent it reads
- * through is shut down when the stream ends.
+ * Where a shared reader takes its room: `reserve` runs before the agent factory (it may throw,
+ * e.g. `SERVER_BUSY`), and the function it returns when the reader stops. The host counts readers
+ * toward its open-session limits through it.
  */
-export function followStored(
+export interface StoredFollowRoom {
+  reserve(userId: string, sessionId: string): () => void;
+}
+
+/** What the follow streams are opened with. */
+export interface StoredFollowOptions {
+  maxStreamBufferBytes: number;
+  idleTimeoutMs: number;
+  /** The host's room for readers; without it, readers are not counted. */
+  room?: StoredFollowRoom;
+}
+
+/** The shared readers of each host, by user and session. */
+const readers = new WeakMap<SessionHost, Map<string, StoredReader>>();
+
+/**
+ * A stream through the running reader of `sessionId` for `userId`, when there is one (then no
+ * agent is built for this follower, not even to find out who holds the session); else `null`.
+ */
+export function joinStored(
   host: SessionHost,
   userId: string,
   sessionId: string,
   signal: AbortSignal,
+  options: StoredFollowOptions,
+): Promise<Response> | null {
+  const reader = readers.get(host)?.get(`${userId}\u0000${sessionId}`);
+  return reader && !reader.stopped ? reader.follow(signal, options) : null;
+}
+
+/**
+ * The follow stream of `sessionId`, which `userId` owns and another instance holds. Rejects as
+ * reading the stored state does (`SESSION_NOT_FOUND`, `STORAGE_ERROR`).
+ */
+export async function followStored(
+  host: SessionHost,
+  userId: string,
+  sessionId: string,
+  signal: AbortSignal,
+  options: StoredFollowOptions,
 ): Promise<Response> {
-  return new Promise<Response>((resolve, reject) => {
-    host
-      .withAgent(userId, async (agent) => {
-        const first = await storedState(agent, sessionId);
-        await new Promise<void>((ended) => {
-          const isHeld = () => host.held(userId, sessionId) !== null;
-          resolve(stream(agent, sessionId, first, { signal, isHeld, ended }));
+  let byKey = readers.get(host);
+  if (!byKey) readers.set(host, (byKey = new Map()));
+  const key = `${userId}\u0000${sessionId}`;
+  let reader = byKey.get(key);
+  if (!reader || reader.stopped) {
+    const release = options.room?.reserve(userId, sessionId) ?? (() => {});
+    reader = new StoredReader(host, userId, sessionId, () => {
+      if (byKey.get(key) === reader) byKey.delete(key);
+      release();
+    });
+    byKey.set(key, reader);
+  }
+  return reader.follow(signal, options);
+}
+
+/** One session's stored state, read for every follower of it on this instance. */
+export class StoredReader {
+  readonly #log = new FrameLog();
+  readonly #writers = new Set<SseWriter>();
+  /** The last state sent, as JSON, and its frame. */
+  #last = '';
+  #lastFrame: Uint8Array | null = null;
+  /** Settles once the first state was read (rejects when that read failed). */
+  readonly #first: Promise<void>;
+  #stopped = false;
+  #reading = false;
+  #again = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #agent: Agent | null = null;
+  #release: () => void = () => {};
+
+  constructor(
+    private readonly host: SessionHost,
+    private readonly userId: string,
+    private readonly sessionId: string,
+    private readonly onStop: () => void,
+  ) {
+    this.#first = new Promise<void>((resolve, reject) => {
+      host
+        .withAgent(userId, async (agent) => {
+          this.#agent = agent;
+          const first = await storedState(agent, sessionId);
+          this.#send(first);
+          const changes = agent.sessionChanges.subscribe((change) => {
+            if (change.sessionId !== sessionId) return;
+            if (change.kind === 'deleted') this.stop();
+            else void this.#read();
+          });
+          this.#schedule(first.conversation.turn !== null);
+          resolve();
+          // The agent lives as long as the reader.
+          await new Promise<void>((stopped) => (this.#release = stopped));
+          changes.unsubscribe();
+        })
+        .catch((error: unknown) => {
+          this.stop();
+          reject(error);
         });
-      })
-      .catch(reject);
-  });
-}
+    });
+  }
 
-interface StreamOptions {
-  signal: AbortSignal;
-  /** Whether this instance holds the session now. */
-  isHeld: () => boolean;
-  ended: () => void;
-}
+  /** Whether the reader stopped (a new follower starts a new one). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
 
-/** The SSE response: the first state, then each changed one, with heartbeats. */
-function stream(agent: Agent, sessionId: string, first: SessionState, options: StreamOptions) {
-  const log = new FrameLog();
-  const { signal } = options;
-  let cleanup = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => {
-      const encoder = new TextEncoder();
-      let open = true;
-      let last = '';
-      let reading = false;
-      let again = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const send = (text: string) => {
-        if (open) controller.enqueue(encoder.encode(text));
-      };
-      const sendState = (state: SessionState) => {
-        const text = JSON.stringify(state);
-        if (text === last) return;
-        last = text;
-        send(log.push('state', state).text);
-      };
-      const finish = () => {
-        if (!open) return;
-        cleanup();
-        try {
-          controller.close();
-        } catch {
-          // already cancelled by the client
-        }
-      };
-      const schedule = (running: boolean) => {
-        clearTimeout(timer);
-        timer = setTimeout(() => void read(), running ? DRAFT_READ_MS : IDLE_READ_MS);
-        (timer as { unref?: () => void }).unref?.();
-      };
-      /** Reads the state again (one read at a time; a change meanwhile reads once more). */
-      const read = async (): Promise<void> => {
-        if (!open) return;
-        if (options.isHeld()) return finish();
-        if (reading) {
-          again = true;
-          return;
-        }
-        reading = true;
-        try {
-          const state = await storedState(agent, sessionId);
-          sendState(state);
-          schedule(state.conversation.turn !== null);
-        } catch {
-          return finish();
-        } finally {
-          reading = false;
-        }
-        if (again) {
-          again = false;
-          await read();
-        }
-      };
-      const changes = agent.sessionChanges.subscribe((change) => {
-        if (change.sessionId !== sessionId) return;
-        if (change.kind === 'deleted') finish();
-        else void read();
-      });
-      const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
-      (heartbeat as { unref?: () => void }).unref?.();
-      cleanup = () => {
-        if (!open) return;
-        open = false;
-        changes.unsubscribe();
-        clearTimeout(timer);
-        clearInterval(heartbeat);
-        signal.removeEventListener('abort', finish);
-        options.ended();
-      };
-      signal.addEventListener('abort', finish);
-      sendState(first);
-      schedule(first.conversation.turn !== null);
-      if (signal.aborted) finish();
-    },
-    cancel: () => cleanup(),
-  });
-  return new Response(body, { status: 200, headers: SSE_HEADERS });
+  /** How many streams follow through this reader. */
+  get followers(): number {
+    return this.#writers.size;
+  }
+
+  /** A follower's stream: the last state, then each changed one. */
+  async follow(signal: AbortSignal, options: StoredFollowOptions): Promise<Response> {
+    await this.#first;
+    const writer = new SseWriter({
+      maxBufferedBytes: options.maxStreamBufferBytes,
+      stallTimeoutMs: options.idleTimeoutMs,
+      signal,
+      onClose: () => {
+        this.#writers.delete(writer);
+        if (this.#writers.size === 0) this.stop();
+      },
+    });
+    if (this.#stopped) {
+      writer.close();
+      return writer.response;
+    }
+    this.#writers.add(writer);
+    writer.write(this.#lastFrame!);
+    return writer.response;
+  }
+
+  /** Stops reading and ends every follower's stream. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    for (const writer of [...this.#writers]) writer.close();
+    this.#writers.clear();
+    this.#release();
+    this.onStop();
+  }
+
+  #send(state: SessionState): void {
+    const text = JSON.stringify(state);
+    if (text === this.#last) return;
+    this.#last = text;
+    const record = this.#log.push('state', state);
+    // Only the last state is ever sent again (to a new follower).
+    this.#log.clear();
+    this.#lastFrame = record.bytes;
+    for (const writer of this.#writers) writer.write(record.bytes);
+  }
+
+  #schedule(running: boolean): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#read(), running ? DRAFT_READ_MS : IDLE_READ_MS);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Reads the state again (one read at a time; a change meanwhile reads once more). */
+  async #read(): Promise<void> {
+    if (this.#stopped || this.#agent === null) return;
+    if (this.#reading) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = true;
+    try {
+      if (this.host.held(this.userId, this.sessionId) !== null) return this.stop();
+      const state = await storedState(this.#agent, this.sessionId);
+      if (this.#stopped) return;
+      this.#send(state);
+      this.#schedule(state.conversation.turn !== null);
+    } catch {
+      return this.stop();
+    } finally {
+      this.#reading = false;
+    }
+    if (this.#again) {
+      this.#again = false;
+      await this.#read();
+    }
+  }
 }

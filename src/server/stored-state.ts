@@ -16,6 +16,7 @@ import { storedUsageTotals } from '../persistence/usage-records.js';
 import { interruptedTurnView } from '../runtime/interrupted-turn.js';
 import { serverPort } from '../runtime/server-port.js';
 import type { SessionState } from '../remote/wire.js';
+import { withStoredLastTurn } from './stored-last-turn.js';
 
 /** How long reading a stored session may take. */
 const READ_TIMEOUT_MS = 30_000;
@@ -52,7 +53,7 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
         },
       ]
     : [];
-  return {
+  return withStoredLastTurn(loaded.events, {
     id: sessionId,
     messages: loaded.messages,
     conversation: {
@@ -65,5 +66,5 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
       context: { estimatedTokens: 0, contextWindow: 1, compactAt: 1 },
     },
     interruptedTurn: interrupted ? interruptedTurnView(interrupted, (name) => server.isMutating(name)) : null,
-  };
+  });
 }

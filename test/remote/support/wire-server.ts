@@ -46,13 +46,9 @@ export const stateOf = (conversation: Conversation = EMPTY, extra: Record<string
 export const frame = (id: string, event: string, data: unknown) =>
   `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-/** An event of turn `t1` of `s1`. */
+/** An `event` frame's data: an event of turn `t1` of `s1`. */
 export const eventOf = (sequence: number, payload: Record<string, unknown>) => ({
-  sessionId: 's1',
-  turnId: 't1',
-  timestamp: '2026-12-01T00:00:00.000Z',
-  sequence,
-  payload,
+  event: { sessionId: 's1', turnId: 't1', timestamp: '2026-12-01T00:00:00.000Z', sequence, payload },
 });
 
 const USAGE = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
@@ -63,7 +59,6 @@ export const completed = {
   status: 'completed',
   usage: USAGE,
   cost: null,
-  messages: [],
   interruptedTurn: null,
 };
 
