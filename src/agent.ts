@@ -11,7 +11,7 @@ import * as Errors from './error-constructors.js';
 import { generateId } from './ids.js';
 import { loadSessionForResume } from './persistence/resume.js';
 import type { SessionInput } from '../machines/session.machine.js';
-import type { LockLease, LockMode } from './ports/session-lock.js';
+import { isLiveLease, type LockLease, type LockMode } from './ports/session-lock.js';
 import type { SessionStorage } from './ports/storage.js';
 import type { AgentServices } from './runtime/agent-services.js';
 import { showInterruptedTurn } from './runtime/interrupted-turn.js';
@@ -323,6 +323,8 @@ export class Agent {
   ): Promise<Session> {
     this.#sessions.set(scope.id, scope);
     scope.writes.writerEpoch = writer.epoch;
+    const { lease } = writer;
+    if (lease && isLiveLease(lease)) scope.holding = () => lease.isLive();
     scope.onStored = () => this.#changes.post({ sessionId: scope.id, kind: 'appended' });
     if (writer.lease) this.#changes.post({ sessionId: scope.id, kind: 'locked' });
     void scope.closed.then(() => {

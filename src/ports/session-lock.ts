@@ -38,3 +38,18 @@ export interface SessionLock {
    */
   readonly changes?: Observable<SessionChange>;
 }
+
+/**
+ * @internal What a lease kept in a database also tells the runtime (not part of the public
+ * port): whether it is still its holder's. Past its `validUntil` the holder stops, so no tool
+ * starts once another instance may have taken the session.
+ */
+export interface LiveLease extends LockLease {
+  /** `false` once the lease was released, lost or ran out. */
+  isLive(): boolean;
+}
+
+/** @internal Whether `lease` can say if it is still held. */
+export function isLiveLease(lease: LockLease): lease is LiveLease {
+  return typeof (lease as Partial<LiveLease>).isLive === 'function';
+}

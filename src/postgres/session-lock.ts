@@ -124,6 +124,7 @@ export class PostgresSessionLock implements SessionLock {
   async #take(sessionId: string, steal: boolean): Promise<HeldLease | null> {
     const token = generateId();
     const locks = this.#runner.table('locks');
+    const startedAt = Date.now();
     const { rows } = await this.#runner.query<{ taken: number }>(
       `taking the lock of session '${sessionId}'`,
       `WITH up AS (
@@ -155,7 +156,7 @@ export class PostgresSessionLock implements SessionLock {
         this.#held.delete(lease);
         this.#watchWhile(-1);
       },
-    });
+    }, startedAt);
     this.#held.add(lease);
     this.#watchWhile(+1);
     // From the moment it has the lease, its holder hears a steal (not only at its next renewal).

@@ -54,6 +54,11 @@ export class SessionScope {
   interrupted: LoadedInterruptedTurn | null = null;
   /** Tells the Session machine that another writer took the session over (set once it runs). */
   onLockLost: ((by: 'steal' | 'writer_replaced') => void) | null = null;
+  /**
+   * Whether this session still holds its lease (set when it opens under one that can tell): a
+   * tool call that has not started is skipped once it is not.
+   */
+  holding: () => boolean = () => true;
   /** Called after writes of this session were stored (tells the other tabs). */
   onStored: (() => void) | null = null;
   /** The renderable conversation (`session.conversation`). */
