@@ -134,7 +134,7 @@ export class PostgresRunner {
     const deadline = Date.now() + this.timeoutMs - margin;
     const left = () => {
       const ms = Math.floor(deadline - Date.now());
-      if (ms <= 0) throw new Error('too late to commit');
+      if (ms <= 0) throw new DeadlinePassed();
       return ms;
     };
     return this.bounded(what, () =>
@@ -169,7 +169,9 @@ export class PostgresRunner {
       answer = await withTimeout(Promise.resolve().then(work), this.timeoutMs);
     } catch (error) {
       if (AgentError.isInstance(error)) throw error;
-      throw Errors.storage(`postgres: ${what} failed: ${describeDriverError(error)}`, error);
+      // The server cancelling a statement at its deadline is this wait timing out.
+      if (error instanceof DeadlinePassed || sqlState(error) === QUERY_CANCELED) answer = TIMED_OUT;
+      else throw Errors.storage(`postgres: ${what} failed: ${describeDriverError(error)}`, error);
     }
     if (answer === TIMED_OUT) {
       throw Errors.storage(`postgres: ${what} did not answer within ${this.timeoutMs}ms`);
@@ -177,6 +179,12 @@ export class PostgresRunner {
     return answer;
   }
 }
+
+/** A transaction that reached its deadline before it could commit (it rolls back). */
+class DeadlinePassed extends Error {}
+
+/** The SQLSTATE of a statement the server cancelled (here: at its `statement_timeout`). */
+const QUERY_CANCELED = '57014';
 
 /** A driver error with its SQLSTATE, when it has one. */
 function describeDriverError(error: unknown): string {

@@ -11,6 +11,7 @@ import type { SessionChange } from '../sync/session-change-feed.js';
 import { parseInput } from '../validate.js';
 import { ChangeFeed } from './change-feed.js';
 import { HeldLease } from './held-lease.js';
+import { sharedSchema, type SharedSchema } from './shared-schema.js';
 import {
   changeChannel,
   PostgresRunner,
@@ -78,12 +79,15 @@ export class PostgresSessionLock implements SessionLock {
   #watching: Subscription | null = null;
   #watchers = 0;
   readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #shared: SharedSchema;
 
   constructor(options: PostgresSessionLockOptions) {
     const { leaseMs, holderId, ...shared } = options ?? ({} as PostgresSessionLockOptions);
     const own = parseInput(LockOptionsSchema, { leaseMs, holderId }, 'PostgresSessionLock options');
     const resolved = resolvePostgresOptions(shared, 'PostgresSessionLock options');
     this.#runner = new PostgresRunner(resolved);
+    this.#shared = sharedSchema(resolved.sql, resolved.schema);
+    this.#shared.locked = true;
     this.leaseMs = own.leaseMs ?? 10_000;
     this.holderId = own.holderId ?? generateId();
     const channel = changeChannel(resolved.schema);
@@ -154,10 +158,12 @@ export class PostgresSessionLock implements SessionLock {
       release: () => this.#release(sessionId, token),
       ended: () => {
         this.#held.delete(lease);
+        this.#shared.ended(sessionId, token);
         this.#watchWhile(-1);
       },
     }, startedAt);
     this.#held.add(lease);
+    this.#shared.held(sessionId, token);
     this.#watchWhile(+1);
     // From the moment it has the lease, its holder hears a steal (not only at its next renewal).
     await this.#watch?.listening();
