@@ -68,6 +68,33 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       lease_until timestamptz NOT NULL
     )`,
   ],
+  [
+    // The owner with the summary (from the session's `session_owner` record), so an owner check
+    // and a listing never read events.
+    `ALTER TABLE %s.sessions ADD COLUMN owner text COLLATE "C"`,
+    // The turn whose `turn_started` has no `turn_ended` yet, kept by the statement that inserts
+    // the markers: the sweep for interrupted turns reads an index, not the events.
+    `ALTER TABLE %s.sessions ADD COLUMN open_turn_id text COLLATE "C"`,
+    `ALTER TABLE %s.sessions ADD COLUMN open_turn_since text COLLATE "C"`,
+    `CREATE INDEX sessions_open_turns ON %s.sessions (open_turn_since, namespace, id) WHERE open_turn_id IS NOT NULL`,
+    `UPDATE %s.sessions s SET owner = o.owner FROM (
+       SELECT DISTINCT ON (namespace, session_id) namespace, session_id, body::json -> 'payload' -> 'value' ->> 'userId' AS owner
+       FROM %s.events WHERE type = 'metadata' AND body::json -> 'payload' ->> 'key' = 'session_owner'
+       ORDER BY namespace, session_id, seq
+     ) o WHERE o.namespace = s.namespace AND o.session_id = s.id AND o.owner IS NOT NULL`,
+    `UPDATE %s.sessions s SET open_turn_id = m.turn_id, open_turn_since = m.since FROM (
+       SELECT DISTINCT ON (namespace, session_id) namespace, session_id,
+         body::json -> 'payload' ->> 'key' AS key, body::json -> 'payload' -> 'value' ->> 'turnId' AS turn_id,
+         to_char((body::json ->> 'timestamp')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS since
+       FROM %s.events WHERE type = 'metadata' AND body::json -> 'payload' ->> 'key' IN ('turn_started', 'turn_ended')
+       ORDER BY namespace, session_id, seq DESC
+     ) m WHERE m.key = 'turn_started' AND m.namespace = s.namespace AND m.session_id = s.id`,
+    // Whether the lease's holder runs a turn: a new turn elsewhere is refused by the lease itself.
+    `ALTER TABLE %s.locks ADD COLUMN turn_id text`,
+    // Memory ids are unique per namespace: one user's id never replaces another user's memory.
+    `ALTER TABLE %s.memories DROP CONSTRAINT memories_pkey`,
+    `ALTER TABLE %s.memories ADD PRIMARY KEY (namespace, id)`,
+  ],
 ];
 
 /** A schema name: a plain lower-case identifier, so it can be written into SQL as it is. */

@@ -139,6 +139,18 @@ export class PostgresSessionStorage implements SessionStorage {
     });
   }
 
+  /** The session's summary (its row, not its events), or `null` if there is no such session. */
+  async loadSummary(sessionId: string): Promise<SessionSummary | null> {
+    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    const { rows } = await this.#runner.query<SummaryRow>(
+      `loading the summary of session '${id}'`,
+      `SELECT ${SUMMARY_COLUMNS} FROM ${this.#runner.table('sessions')}
+       WHERE namespace = $1 AND id = $2 AND event_count > 0`,
+      [this.#namespace, id],
+    );
+    return rows.length === 0 ? null : summaryFromRow(rows[0]!);
+  }
+
   /** One page of sessions, newest update first (at most 10 000 per page, whatever `limit` says). */
   async listSessions(cursor: string | null, limit: number): Promise<SessionPage> {
     const request = parsePageRequest(cursor, limit);

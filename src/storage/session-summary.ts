@@ -5,7 +5,7 @@
  * @module
  */
 import type { ContentBlock, SessionEvent, SessionSummary } from '../types.js';
-import { SESSION_CONFIG_KEY } from '../persistence/metadata-keys.js';
+import { SESSION_CONFIG_KEY, SESSION_OWNER_KEY } from '../persistence/metadata-keys.js';
 
 /** Longest title, in characters (Unicode code points). */
 export const TITLE_MAX_LENGTH = 80;
@@ -22,6 +22,7 @@ export const TITLE_MAX_LENGTH = 80;
  *   Both are normalized to UTC `toISOString()` form, so comparing them as strings (as an
  *   IndexedDB index does) orders them by instant.
  * - `turnCount`: user messages; `eventCount`: events.
+ * - `owner`: `userId` of the first `session_owner` metadata (`{ userId }`); absent until one.
  */
 export function applyEventToSummary(
   summary: SessionSummary | null,
@@ -50,6 +51,9 @@ export function applyEventToSummary(
   } else if (payload.type === 'metadata' && payload.key === SESSION_CONFIG_KEY) {
     const modelId = modelIdOf(payload.value);
     if (modelId !== undefined) next.modelId = modelId;
+  } else if (payload.type === 'metadata' && payload.key === SESSION_OWNER_KEY && base.owner === undefined) {
+    const owner = ownerOf(payload.value);
+    if (owner !== undefined) next.owner = owner;
   }
   return next;
 }
@@ -127,6 +131,13 @@ function textOf(content: readonly ContentBlock[]): string {
 
 function collapseWhitespace(text: string): string {
   return text.replace(/\s+/gu, ' ').trim();
+}
+
+/** `userId` of a `session_owner` record's value, if it is one. */
+export function ownerOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !('userId' in value)) return undefined;
+  const { userId } = value;
+  return typeof userId === 'string' ? userId : undefined;
 }
 
 function modelIdOf(value: unknown): string | undefined {
