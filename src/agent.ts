@@ -11,7 +11,8 @@ import * as Errors from './error-constructors.js';
 import { generateId } from './ids.js';
 import { loadSessionForResume } from './persistence/resume.js';
 import type { SessionInput } from '../machines/session.machine.js';
-import { isLiveLease, type LockLease, type LockMode } from './ports/session-lock.js';
+import { findInterruptedTurn } from './persistence/interrupted-turn.js';
+import { isLiveLease, isTurnAwareLock, type LockLease, type LockMode } from './ports/session-lock.js';
 import type { SessionStorage } from './ports/storage.js';
 import type { AgentServices } from './runtime/agent-services.js';
 import { showInterruptedTurn } from './runtime/interrupted-turn.js';
@@ -195,6 +196,31 @@ export class Agent {
     }
   }
 
+  /**
+   * @internal For `youyou-agent/server`: resumes the session, taking it over from an instance
+   * that holds it idle, but `TURN_BUSY` while that instance runs a turn — decided by the lease
+   * when the lock records turns (atomically, so the holder's turn is never cancelled), else by
+   * the stored history (a `turn_started` with no `turn_ended`).
+   */
+  async _resumeUnlessTurnRuns(sessionId: string): Promise<Session> {
+    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    const { sessionLock: lock, sessionStorage: storage } = this.#services;
+    if (!lock || !isTurnAwareLock(lock)) {
+      const events = (await storage?.loadSession(id)) ?? [];
+      if (findInterruptedTurn(events, () => '') !== null) throw Errors.turnBusy();
+      return this.resumeSession(id, { ifLocked: 'steal' });
+    }
+    this.#assertSlotFree();
+    if (!storage) throw Errors.sessionNotFound(id);
+    const writer = await this.#claim(id, 'steal', undefined, () => lock.acquireUnlessTurnRuns(id));
+    try {
+      return await this.#resume(id, storage, writer);
+    } catch (error) {
+      writer.lease?.release();
+      throw error;
+    }
+  }
+
   async #resume(
     id: string,
     storage: NonNullable<AgentServices['sessionStorage']>,
@@ -235,11 +261,16 @@ export class Agent {
    * (when the storage fences writers). A lock that does not answer in `storageTimeoutMs` (except
    * a `'wait'`, which the caller's signal bounds) counts as held.
    */
-  async #claim(id: string, mode: LockMode, signal?: AbortSignal): Promise<SessionWriter> {
+  async #claim(
+    id: string,
+    mode: LockMode,
+    signal?: AbortSignal,
+    acquire?: () => Promise<LockLease | null>,
+  ): Promise<SessionWriter> {
     const { sessionLock, sessionStorage, config, clock } = this.#services;
     let lease: LockLease | null = null;
     if (sessionLock) {
-      const acquiring = Promise.resolve(sessionLock.acquire(id, mode, signal));
+      const acquiring = Promise.resolve(acquire ? acquire() : sessionLock.acquire(id, mode, signal));
       const answer =
         mode === 'wait'
           ? await acquiring
@@ -252,7 +283,7 @@ export class Agent {
         );
         throw Errors.sessionLocked(id);
       }
-      if (answer === null) throw Errors.sessionLocked(id);
+      if (answer === null) throw acquire ? Errors.turnBusy() : Errors.sessionLocked(id);
       lease = answer;
     }
     try {
@@ -324,7 +355,10 @@ export class Agent {
     this.#sessions.set(scope.id, scope);
     scope.writes.writerEpoch = writer.epoch;
     const { lease } = writer;
-    if (lease && isLiveLease(lease)) scope.holding = () => lease.isLive();
+    if (lease && isLiveLease(lease)) {
+      scope.holding = () => lease.isLive();
+      if (lease.markTurn) scope.onTurn = (turnId) => lease.markTurn!(turnId);
+    }
     scope.onStored = () => this.#changes.post({ sessionId: scope.id, kind: 'appended' });
     if (writer.lease) this.#changes.post({ sessionId: scope.id, kind: 'locked' });
     void scope.closed.then(() => {

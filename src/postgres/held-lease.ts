@@ -11,6 +11,8 @@ export interface LeaseHooks {
   leaseMs: number;
   /** Renews the lease in the database: `false` when another holder has it now. */
   renew(): Promise<boolean>;
+  /** Records the turn its holder runs (`null`: none) in the lease row. */
+  markTurn(turnId: string | null): Promise<void>;
   /** Deletes the lease row (if it is still this lease's). */
   release(): Promise<void>;
   /** The lease ended (released or lost): the lock forgets it. */
@@ -54,6 +56,11 @@ export class HeldLease implements LockLease {
   /** Whether the lease is still this holder's: not released, not lost, not past `validUntil`. */
   isLive(): boolean {
     return !this.#ended && Date.now() < this.#validUntil;
+  }
+
+  /** Records whether its holder runs a turn (a failure is left to the lease's own expiry). */
+  markTurn(turnId: string | null): void {
+    if (!this.#ended) void this.#hooks.markTurn(turnId).catch(() => {});
   }
 
   /** Gives the lease up (idempotent; a lost lease has nothing left to give). */

@@ -59,6 +59,8 @@ export class SessionScope {
    * tool call that has not started is skipped once it is not.
    */
   holding: () => boolean = () => true;
+  /** Told when a turn begins (its id) and ends (`null`): a lease that records it is told so. */
+  onTurn: ((turnId: string | null) => void) | null = null;
   /** Called after writes of this session were stored (tells the other tabs). */
   onStored: (() => void) | null = null;
   /** The renderable conversation (`session.conversation`). */
@@ -202,6 +204,7 @@ export class SessionScope {
     // A continued turn is the same turn: what it spent before the reload counts in its budget.
     if (continuation !== null && this.interrupted?.turnId === id) this.#turn.spent = this.interrupted.spent;
     this.conversation.turnStarted(id, this.#turn.result);
+    this.onTurn?.(id);
     return this.#turn;
   }
 
@@ -214,7 +217,10 @@ export class SessionScope {
   /** Closes a turn's side channels after its terminal event. */
   endTurn(id: string): void {
     this.events.closeTurn(id);
-    if (this.#turn?.id === id) this.#turn = null;
+    if (this.#turn?.id === id) {
+      this.#turn = null;
+      this.onTurn?.(null);
+    }
   }
 
   /**

@@ -8,14 +8,14 @@
  *   takes the session's lock only when no one holds it.
  * - When another instance holds it, a read gets the stored state and a command takes it over (a
  *   steal: the holder's later writes are fenced out) — except a new turn or a continue while a
- *   turn runs there, `TURN_BUSY`. "A turn runs there" is what the stored history says: a
- *   `turn_started` marker with no `turn_ended` after it.
+ *   turn runs there, `TURN_BUSY`. "A turn runs there" is what the lease says, when the lock
+ *   records turns (PostgreSQL), decided as it is taken; else the stored history (a
+ *   `turn_started` marker with no `turn_ended` after it).
  * - At most `maxOpenSessions` are held (`SERVER_BUSY` beyond).
  * @module
  */
 import type { Agent } from '../agent.js';
 import { AgentError, Errors } from '../errors.js';
-import { findInterruptedTurn } from '../persistence/interrupted-turn.js';
 import type { SessionConfig } from '../types.js';
 import { HostedSession } from './hosted-session.js';
 import { ServerErrors } from './http.js';
@@ -116,11 +116,11 @@ export class SessionHost {
         session = await agent.resumeSession(sessionId, { ifLocked: 'reject' });
       } catch (error) {
         if (!AgentError.isInstance(error) || error.code !== 'SESSION_LOCKED' || mode === 'read') throw error;
-        if (mode === 'turn') {
-          const events = (await storage?.loadSession(sessionId)) ?? [];
-          if (findInterruptedTurn(events, () => '') !== null) throw Errors.turnBusy();
-        }
-        session = await agent.resumeSession(sessionId, { ifLocked: 'steal' });
+        // A new turn or continue: refused (TURN_BUSY) while the holder runs a turn, never stealing it.
+        session =
+          mode === 'turn'
+            ? await agent._resumeUnlessTurnRuns(sessionId)
+            : await agent.resumeSession(sessionId, { ifLocked: 'steal' });
       }
       return this.#host(agent, session, userId);
     } catch (error) {
