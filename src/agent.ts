@@ -12,7 +12,13 @@ import { generateId } from './ids.js';
 import { loadSessionForResume } from './persistence/resume.js';
 import type { SessionInput } from '../machines/session.machine.js';
 import { findInterruptedTurn } from './persistence/interrupted-turn.js';
-import { isLiveLease, isTurnAwareLock, type LockLease, type LockMode } from './ports/session-lock.js';
+import {
+  isLiveLease,
+  isTurnAwareLock,
+  type LockLease,
+  type LockMode,
+  type SessionLock,
+} from './ports/session-lock.js';
 import type { SessionStorage } from './ports/storage.js';
 import type { AgentServices } from './runtime/agent-services.js';
 import { showInterruptedTurn } from './runtime/interrupted-turn.js';
@@ -127,6 +133,14 @@ export class Agent {
       sessionStorage?.changes?.subscribe(subscriber);
       sessionLock?.changes?.subscribe(subscriber);
     });
+  }
+
+  /**
+   * @internal The registered session lock, or `null`: `youyou-agent/server` asks it whether a
+   * session's turn still runs on the instance that holds it.
+   */
+  get _sessionLock(): SessionLock | null {
+    return this.#services.sessionLock;
   }
 
   /**

@@ -11,6 +11,7 @@ import { itemsFromStoredEvents } from '../conversation/from-stored-events.js';
 import type { ConversationItem } from '../conversation/schema.js';
 import { Errors } from '../errors.js';
 import { loadSessionForResume } from '../persistence/resume.js';
+import { isTurnAwareLock } from '../ports/session-lock.js';
 import { storedUsageTotals } from '../persistence/usage-records.js';
 import { interruptedTurnView } from '../runtime/interrupted-turn.js';
 import type { SessionState } from '../remote/wire.js';
@@ -28,6 +29,8 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
   });
   const { usage, cost } = storedUsageTotals(loaded.events);
   const interrupted = loaded.interrupted;
+  // Running only while a live lease runs it: a turn whose holder is gone shows as interrupted.
+  const running = interrupted !== null && (await turnRunsElsewhere(agent, sessionId, interrupted.turnId));
   const items = itemsFromStoredEvents(loaded.events).snapshot();
   // The running turn's streamed text so far, from its draft (saved at most once a second).
   const partial = interrupted?.partialText;
@@ -38,7 +41,7 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
           id: `draft-${interrupted!.turnId}`,
           text: partial,
           reasoning: '',
-          status: 'streaming',
+          status: running ? 'streaming' : 'incomplete',
         },
       ]
     : [];
@@ -47,7 +50,7 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
     messages: loaded.messages,
     conversation: {
       items: [...items, ...draft],
-      turn: interrupted ? { id: interrupted.turnId, status: 'running' } : null,
+      turn: running ? { id: interrupted!.turnId, status: 'running' } : null,
       usage,
       cost,
       context: { estimatedTokens: 0, contextWindow: 1, compactAt: 1 },
@@ -58,4 +61,15 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
         )
       : null,
   };
+}
+
+/**
+ * Whether the holder of the session's lease runs `turnId` now (a lock that records no turns
+ * cannot tell: then the stored history is taken at its word).
+ */
+async function turnRunsElsewhere(agent: Agent, sessionId: string, turnId: string): Promise<boolean> {
+  const lock = agent._sessionLock;
+  if (!lock || !isTurnAwareLock(lock)) return true;
+  const lease = await lock.peek(sessionId);
+  return lease.live && lease.turnId === turnId;
 }
