@@ -39,6 +39,16 @@ const RowSchema = z.object({
   open_turn_since: z.string(),
 });
 
+/** The query of {@link findInterruptedSessions} (`$1` the limit), for `EXPLAIN` in the bench. */
+export function interruptedSessionsQuery(schema: string): string {
+  return `SELECT s.id AS session_id, s.namespace, s.owner, s.open_turn_id, s.open_turn_since
+     FROM "${schema}".sessions s
+     LEFT JOIN "${schema}".locks l ON l.session_id = s.id AND l.lease_until > clock_timestamp()
+     WHERE s.open_turn_id IS NOT NULL AND s.owner IS NOT NULL AND s.event_count > 0 AND l.session_id IS NULL
+     ORDER BY s.open_turn_since, s.namespace, s.id
+     LIMIT $1`;
+}
+
 /**
  * The sessions whose last `turn_started` has no `turn_ended` after it and whose lease is free or
  * expired, oldest turn first (at most `limit`, default 100), with their owners. Sessions without
@@ -55,16 +65,9 @@ export async function findInterruptedSessions(
 ): Promise<InterruptedSession[]> {
   const { schema = 'youyou', limit = 100 } = parseInput(OptionsSchema, options, 'options');
   const runner = new PostgresRunner({ sql, schema, migrate: false, queryTimeoutMs: QUERY_TIMEOUT_MS });
-  const { rows } = await runner.query<unknown>(
-    'finding interrupted sessions',
-    `SELECT s.id AS session_id, s.namespace, s.owner, s.open_turn_id, s.open_turn_since
-     FROM ${runner.table('sessions')} s
-     LEFT JOIN ${runner.table('locks')} l ON l.session_id = s.id AND l.lease_until > clock_timestamp()
-     WHERE s.open_turn_id IS NOT NULL AND s.owner IS NOT NULL AND s.event_count > 0 AND l.session_id IS NULL
-     ORDER BY s.open_turn_since, s.namespace, s.id
-     LIMIT $1`,
-    [limit],
-  );
+  const { rows } = await runner.query<unknown>('finding interrupted sessions', interruptedSessionsQuery(schema), [
+    limit,
+  ]);
   return rows.map((row) => {
     const parsed = z.safeParse(RowSchema, row);
     if (!parsed.success) throw malformed('an interrupted session');

@@ -193,7 +193,14 @@ export class PostgresSessionLock implements TurnAwareLock {
     this.#shared.held(sessionId, token);
     this.#watchWhile(+1);
     // From the moment it has the lease, its holder hears a steal (not only at its next renewal).
-    await this.#watch?.listening();
+    // A steal between the take and the start of listening rang before anyone listened: the row
+    // says whether it happened.
+    if (this.#watch) {
+      await this.#watch.listening();
+      await this.#stateOf(sessionId, (current) => {
+        if (current !== token) lease.lose();
+      }).catch(() => {}); // Unknown: the lease's own renewal tells soon enough.
+    }
     return lease;
   }
 
