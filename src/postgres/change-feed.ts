@@ -83,7 +83,9 @@ export class ChangeFeed {
       .ready()
       .then(() =>
         this.#runner.bounded('listening for changes', () =>
-          listen.call(this.#runner.sql, this.#channel, (payload) => this.#ring(payload)),
+          listen.call(this.#runner.sql, this.#channel, (payload) => this.#ring(payload), {
+            timeoutMs: this.#runner.timeoutMs,
+          }),
         ),
       )
       .catch(() => null);

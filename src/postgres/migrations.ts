@@ -6,6 +6,7 @@
  * @module
  */
 import { Errors } from '../errors.js';
+import { TIMED_OUT, withTimeout } from '../timeout.js';
 import { parseInput } from '../validate.js';
 import * as z from 'zod/mini';
 import type { SqlClient } from './sql-client.js';
@@ -107,22 +108,32 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Brings `schema` (default `'youyou'`) up to {@link SCHEMA_VERSION}: creates the schema and its
  * tables on a fresh database (`from` is then 0), applies the missing versions on an older one,
  * does nothing on a current one (`from === to`). All in one transaction, under an advisory lock
- * per schema. A schema newer than this release rejects with `STORAGE_ERROR`.
+ * per schema. A schema newer than this release rejects with `STORAGE_ERROR`, and so does a
+ * migration that takes longer than `queryTimeoutMs` (default 30 000; the server cancels it then too).
  * @example
  * const { from, to } = await migratePostgres(pgClient(pool));
  * console.log(`schema migrated from ${from} to ${to}`);
  */
 export async function migratePostgres(
   sql: SqlClient,
-  options: { schema?: string } = {},
+  options: { schema?: string; queryTimeoutMs?: number } = {},
 ): Promise<{ from: number; to: number }> {
-  const { schema = 'youyou' } = parseInput(
-    z.strictObject({ schema: z.optional(SchemaNameSchema) }),
+  const { schema = 'youyou', queryTimeoutMs = 30_000 } = parseInput(
+    z.strictObject({
+      schema: z.optional(SchemaNameSchema),
+      queryTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
+    }),
     options,
     'options',
   );
   const quoted = `"${schema}"`;
-  return sql.transaction(async (tx) => {
+  const migrating = sql.transaction(async (tx) => {
+    // The server gives up when the caller does: no migration lands behind a timed-out start.
+    const limit = String(queryTimeoutMs);
+    await tx.query(
+      `SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $1, true)`,
+      [limit],
+    );
     // Held until this transaction ends: a second migrator waits here, then sees the new version.
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`youyou-agent:migrate:${schema}`]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
@@ -144,4 +155,10 @@ export async function migratePostgres(
     }
     return { from, to: SCHEMA_VERSION };
   });
+  const answer = await withTimeout(migrating, queryTimeoutMs);
+  if (answer === TIMED_OUT) {
+    void migrating.catch(() => {});
+    throw Errors.storage(`postgres: migrating schema '${schema}' did not answer within ${queryTimeoutMs}ms`);
+  }
+  return answer;
 }

@@ -154,7 +154,7 @@ export class PostgresRunner {
   ready(): Promise<void> {
     if (!this.#migrate) return Promise.resolve();
     this.#ready ??= this.bounded('migrating the schema', async () => {
-      await migratePostgres(this.sql, { schema: this.schema });
+      await migratePostgres(this.sql, { schema: this.schema, queryTimeoutMs: this.timeoutMs });
     }).catch((error: unknown) => {
       this.#ready = null;
       throw error;

@@ -10,6 +10,8 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 /** A proxy to one port that forwards until {@link freeze}. */
 export class FreezingProxy {
   #frozen = false;
+  /** Connections accepted while frozen (they never reach the server). */
+  acceptedWhileFrozen = 0;
   readonly #sockets = new Set<Socket>();
 
   private constructor(
@@ -32,6 +34,17 @@ export class FreezingProxy {
     this.#frozen = true;
   }
 
+  /** Forwards again (connections accepted while frozen stay silent: they were never connected). */
+  thaw(): void {
+    this.#frozen = false;
+  }
+
+  /** Destroys every connection open now (new ones are still accepted). */
+  cut(): void {
+    for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
+  }
+
   /** Destroys every connection and stops listening. */
   close(): Promise<void> {
     for (const socket of this.#sockets) socket.destroy();
@@ -41,7 +54,10 @@ export class FreezingProxy {
   #pipe(client: Socket, targetPort: number): void {
     this.#sockets.add(client);
     client.on('error', () => client.destroy());
-    if (this.#frozen) return; // Accepted, never forwarded.
+    if (this.#frozen) {
+      this.acceptedWhileFrozen++;
+      return; // Accepted, never forwarded.
+    }
     const upstream = connect(targetPort, '127.0.0.1');
     this.#sockets.add(upstream);
     upstream.on('error', () => upstream.destroy());
