@@ -90,12 +90,12 @@ export class PostgresSessionLock implements TurnAwareLock {
     this.#shared.locked = true;
     this.leaseMs = own.leaseMs ?? 10_000;
     this.holderId = own.holderId ?? generateId();
-    const channel = changeChannel(resolved.schema);
+    const bells = this.#shared.bells(this.#runner);
     this.#watch = resolved.sql.listen
-      ? new ChangeFeed(this.#runner, channel, (bell) => (bell.t === 'l' ? this.#heard(bell.id) : null))
+      ? new ChangeFeed(bells, (bell) => (bell.t === 'l' ? this.#heard(bell.id) : null))
       : null;
     this.changes = resolved.sql.listen
-      ? new ChangeFeed(this.#runner, channel, (bell) =>
+      ? new ChangeFeed(bells, (bell) =>
           bell.t === 'l' && bell.o !== this.#origin ? this.#stateOf(bell.id) : null,
         ).observable
       : undefined;

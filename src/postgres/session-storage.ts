@@ -99,7 +99,7 @@ export class PostgresSessionStorage implements SessionStorage {
     const origin = this.#origin;
     this.#writer = new SessionWriter(this.#runner, this.#namespace, origin);
     this.changes = resolved.sql.listen
-      ? new ChangeFeed(this.#runner, changeChannel(resolved.schema), (bell) =>
+      ? new ChangeFeed(this.#shared.bells(this.#runner), (bell) =>
           bell.t === 's' && bell.ns === this.#namespace && bell.o !== origin
             ? this.#whatChanged(bell.id)
             : null,

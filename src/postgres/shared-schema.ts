@@ -4,6 +4,8 @@
  * built by the app from the same `sql` and `schema`; this is how they find each other.
  * @module
  */
+import { BellFeed } from './change-feed.js';
+import { changeChannel, type PostgresRunner } from './options.js';
 import type { SqlClient } from './sql-client.js';
 
 /** The part of one `(sql, schema)` that its storages and locks share. */
@@ -12,8 +14,7 @@ export class SharedSchema {
   locked = false;
   /** The tokens of the leases held here, per session, the newest last. */
   readonly #leases = new Map<string, string[]>();
-  /** Anything else kept once per `(sql, schema)`, by name (the change feed). */
-  readonly #once = new Map<string, unknown>();
+  #bells: BellFeed | null = null;
 
   /** A lease of the session was taken here. */
   held(sessionId: string, token: string): void {
@@ -36,10 +37,10 @@ export class SharedSchema {
     return this.#leases.get(sessionId)?.at(-1) ?? null;
   }
 
-  /** The value kept under `key`, made by `make` the first time. */
-  once<T>(key: string, make: () => T): T {
-    if (!this.#once.has(key)) this.#once.set(key, make());
-    return this.#once.get(key) as T;
+  /** The doorbells of the schema: one `LISTEN` for every storage and lock on it (the first one's runner). */
+  bells(runner: PostgresRunner): BellFeed {
+    this.#bells ??= new BellFeed(runner, changeChannel(runner.schema));
+    return this.#bells;
   }
 }
 

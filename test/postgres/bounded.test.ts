@@ -5,7 +5,13 @@
  */
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { SessionChange, SessionEvent } from '../../src/index.js';
-import { migratePostgres, pgClient, PostgresSessionStorage } from '../../src/postgres.js';
+import {
+  migratePostgres,
+  pgClient,
+  PostgresSessionLock,
+  PostgresSessionStorage,
+  type SqlClient,
+} from '../../src/postgres.js';
 import { FreezingProxy } from '../support/freezing-proxy.js';
 import { useDatabase } from './support/server.js';
 
@@ -60,5 +66,35 @@ describe('bounded by queryTimeoutMs on a hung database', () => {
     heard.length = 0;
     await expect.poll(hears, { timeout: 10_000 }).toBe(true);
     subscription.unsubscribe();
+  });
+
+  it('one change feed per (sql, schema): its storages and lock listen once between them', async () => {
+    const inner = database.client().sql;
+    const channels: string[] = [];
+    const sql: SqlClient = {
+      query: (text, params) => inner.query(text, params),
+      transaction: (work) => inner.transaction(work),
+      listen: (channel, onNotify, options) => {
+        channels.push(channel);
+        return inner.listen!(channel, onNotify, options);
+      },
+    };
+    const alice = new PostgresSessionStorage({ sql, schema: 'bounded_3', namespace: 'alice' });
+    const bob = new PostgresSessionStorage({ sql, schema: 'bounded_3', namespace: 'bob' });
+    const lock = new PostgresSessionLock({ sql, schema: 'bounded_3', leaseMs: 60_000 });
+    const other = new PostgresSessionStorage({ sql, schema: 'bounded_4' });
+    const heard: SessionChange[] = [];
+    const subscriptions = [alice, bob, other].map((s) => s.changes!.subscribe((c) => heard.push(c)));
+    subscriptions.push(lock.changes!.subscribe((c) => heard.push(c)));
+    const lease = (await lock.acquire('s1', 'ifAvailable'))!;
+    // Another instance writes to both namespaces: each storage hears its own, over the one feed.
+    const writerA = new PostgresSessionStorage({ sql: database.client().sql, schema: 'bounded_3', namespace: 'alice' });
+    const writerB = new PostgresSessionStorage({ sql: database.client().sql, schema: 'bounded_3', namespace: 'bob' });
+    await writerA.saveEvent('a1', note('for alice'));
+    await writerB.saveEvent('b1', note('for bob'));
+    await expect.poll(() => heard.map((c) => c.sessionId).sort()).toEqual(['a1', 'b1']);
+    expect(channels.sort()).toEqual(['bounded_3_changes', 'bounded_4_changes']);
+    lease.release();
+    for (const subscription of subscriptions) subscription.unsubscribe();
   });
 });
