@@ -11,14 +11,7 @@ import * as Errors from './error-constructors.js';
 import { generateId } from './ids.js';
 import { loadSessionForResume } from './persistence/resume.js';
 import type { SessionInput } from '../machines/session.machine.js';
-import { findInterruptedTurn } from './persistence/interrupted-turn.js';
-import {
-  isLiveLease,
-  isTurnAwareLock,
-  type LockLease,
-  type LockMode,
-  type SessionLock,
-} from './ports/session-lock.js';
+import type { LockLease, LockMode, SessionLock, TurnAwareLock } from './ports/session-lock.js';
 import type { SessionStorage } from './ports/storage.js';
 import type { AgentServices } from './runtime/agent-services.js';
 import { showInterruptedTurn } from './runtime/interrupted-turn.js';
@@ -194,39 +187,28 @@ export class Agent {
   async resumeSession(sessionId: string, options: ResumeSessionOptions = {}): Promise<Session> {
     const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
     const opts = parseInput(ResumeOptionsSchema, options, 'options');
+    return this.#reopen(id, () => this.#claim(id, LOCK_MODES[opts.ifLocked ?? 'reject'], opts.signal));
+  }
+
+  /**
+   * @internal For `youyou-agent/server`, with a lock that records turns (`TurnAwareLock`):
+   * resumes the session, taking it over from an instance that holds it idle, but `TURN_BUSY`
+   * while that instance's live lease runs a turn — decided as the lease is taken, so the
+   * holder's turn is never cancelled.
+   */
+  _resumeUnlessTurnRuns(sessionId: string): Promise<Session> {
+    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    const lock = this.#services.sessionLock as TurnAwareLock;
+    return this.#reopen(id, () => this.#claim(id, 'steal', undefined, () => lock.acquireUnlessTurnRuns(id)));
+  }
+
+  async #reopen(id: string, claim: () => Promise<SessionWriter>): Promise<Session> {
     this.#assertSlotFree();
     const storage = this.#services.sessionStorage;
     if (!storage) throw Errors.sessionNotFound(id);
     // The writer is claimed before the events are read: whatever the previous writer stores
     // after this is refused, so nothing it writes can land behind this session's back.
-    const writer = this.#claims()
-      ? await this.#claim(id, LOCK_MODES[opts.ifLocked ?? 'reject'], opts.signal)
-      : NO_WRITER;
-    try {
-      return await this.#resume(id, storage, writer);
-    } catch (error) {
-      writer.lease?.release();
-      throw error;
-    }
-  }
-
-  /**
-   * @internal For `youyou-agent/server`: resumes the session, taking it over from an instance
-   * that holds it idle, but `TURN_BUSY` while that instance runs a turn — decided by the lease
-   * when the lock records turns (atomically, so the holder's turn is never cancelled), else by
-   * the stored history (a `turn_started` with no `turn_ended`).
-   */
-  async _resumeUnlessTurnRuns(sessionId: string): Promise<Session> {
-    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
-    const { sessionLock: lock, sessionStorage: storage } = this.#services;
-    if (!lock || !isTurnAwareLock(lock)) {
-      const events = (await storage?.loadSession(id)) ?? [];
-      if (findInterruptedTurn(events, () => '') !== null) throw Errors.turnBusy();
-      return this.resumeSession(id, { ifLocked: 'steal' });
-    }
-    this.#assertSlotFree();
-    if (!storage) throw Errors.sessionNotFound(id);
-    const writer = await this.#claim(id, 'steal', undefined, () => lock.acquireUnlessTurnRuns(id));
+    const writer = this.#claims() ? await claim() : NO_WRITER;
     try {
       return await this.#resume(id, storage, writer);
     } catch (error) {
@@ -368,11 +350,7 @@ export class Agent {
   ): Promise<Session> {
     this.#sessions.set(scope.id, scope);
     scope.writes.writerEpoch = writer.epoch;
-    const { lease } = writer;
-    if (lease && isLiveLease(lease)) {
-      scope.holding = () => lease.isLive();
-      if (lease.markTurn) scope.onTurn = (turnId) => lease.markTurn!(turnId);
-    }
+    scope.lease = writer.lease;
     scope.onStored = () => this.#changes.post({ sessionId: scope.id, kind: 'appended' });
     if (writer.lease) this.#changes.post({ sessionId: scope.id, kind: 'locked' });
     void scope.closed.then(() => {

@@ -70,7 +70,3 @@ export function isTurnAwareLock(lock: SessionLock): lock is TurnAwareLock {
   return typeof (lock as Partial<TurnAwareLock>).acquireUnlessTurnRuns === 'function';
 }
 
-/** @internal Whether `lease` can say if it is still held. */
-export function isLiveLease(lease: LockLease): lease is LiveLease {
-  return typeof (lease as Partial<LiveLease>).isLive === 'function';
-}

@@ -14,6 +14,7 @@ import {
   normalizeQuery,
   normalizeTimestamp,
   searchableText,
+  stringField,
 } from '../storage/session-summary.js';
 import { staleWriteError } from '../storage/writer-fencing.js';
 import type { SessionEvent, SessionSummary } from '../types.js';
@@ -231,8 +232,8 @@ function openTurnOf(events: readonly SessionEvent[]): [boolean, string | null, s
   for (const event of events) {
     const { payload } = event;
     if (payload.type !== 'metadata') continue;
-    const turnId = turnIdOf(payload.value);
-    if (turnId === null) continue;
+    const turnId = stringField(payload.value, 'turnId');
+    if (turnId === undefined) continue;
     if (payload.key === TURN_STARTED_KEY) {
       started = true;
       open = { id: turnId, since: normalizeTimestamp(event.timestamp) };
@@ -242,11 +243,6 @@ function openTurnOf(events: readonly SessionEvent[]): [boolean, string | null, s
     }
   }
   return [started, open?.id ?? null, open?.since ?? null, ended];
-}
-
-function turnIdOf(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || !('turnId' in value)) return null;
-  return typeof value.turnId === 'string' ? value.turnId : null;
 }
 
 function lostRace(sessionId: string) {

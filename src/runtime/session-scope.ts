@@ -21,6 +21,7 @@ import { storedUsageTotals, usageRecord } from '../persistence/usage-records.js'
 import { messageToEvent, type StoredSessionConfig } from '../persistence/replay.js';
 import type { HookDataMap } from '../ports/plugin.js';
 import type { ModelProvider } from '../ports/model-provider.js';
+import type { LiveLease } from '../ports/session-lock.js';
 import { SessionPrompt, TurnPrompt } from '../prompt/session-prompt.js';
 import {
   ZERO_USAGE,
@@ -55,12 +56,13 @@ export class SessionScope {
   /** Tells the Session machine that another writer took the session over (set once it runs). */
   onLockLost: ((by: 'steal' | 'writer_replaced') => void) | null = null;
   /**
-   * Whether this session still holds its lease (set when it opens under one that can tell): a
-   * tool call that has not started is skipped once it is not.
+   * The session's lease, if it opened under one. One that can tell whether it is still held
+   * (`isLive`) stops tool calls that have not started once it is not; one that records turns
+   * (`markTurn`) is told when a turn begins and ends.
    */
-  holding: () => boolean = () => true;
-  /** Told when a turn begins (its id) and ends (`null`): a lease that records it is told so. */
-  onTurn: ((turnId: string | null) => void) | null = null;
+  lease: Partial<LiveLease> | null = null;
+  /** Whether this session still holds its lease (`true` when its lease cannot tell). */
+  readonly holding = (): boolean => this.lease?.isLive?.() !== false;
   /** Called after writes of this session were stored (tells the other tabs). */
   onStored: (() => void) | null = null;
   /** The renderable conversation (`session.conversation`). */
@@ -204,7 +206,7 @@ export class SessionScope {
     // A continued turn is the same turn: what it spent before the reload counts in its budget.
     if (continuation !== null && this.interrupted?.turnId === id) this.#turn.spent = this.interrupted.spent;
     this.conversation.turnStarted(id, this.#turn.result);
-    this.onTurn?.(id);
+    this.lease?.markTurn?.(id);
     return this.#turn;
   }
 
@@ -219,7 +221,7 @@ export class SessionScope {
     this.events.closeTurn(id);
     if (this.#turn?.id === id) {
       this.#turn = null;
-      this.onTurn?.(null);
+      this.lease?.markTurn?.(null);
     }
   }
 

@@ -16,6 +16,8 @@
  */
 import type { Agent } from '../agent.js';
 import { AgentError, Errors } from '../errors.js';
+import { findInterruptedTurn } from '../persistence/interrupted-turn.js';
+import { isTurnAwareLock } from '../ports/session-lock.js';
 import type { SessionConfig } from '../types.js';
 import { HostedSession } from './hosted-session.js';
 import { ServerErrors } from './http.js';
@@ -116,11 +118,17 @@ export class SessionHost {
         session = await agent.resumeSession(sessionId, { ifLocked: 'reject' });
       } catch (error) {
         if (!AgentError.isInstance(error) || error.code !== 'SESSION_LOCKED' || mode === 'read') throw error;
-        // A new turn or continue: refused (TURN_BUSY) while the holder runs a turn, never stealing it.
-        session =
-          mode === 'turn'
-            ? await agent._resumeUnlessTurnRuns(sessionId)
-            : await agent.resumeSession(sessionId, { ifLocked: 'steal' });
+        // A new turn or continue: refused (TURN_BUSY) while the holder runs a turn, never stealing
+        // it. A lock that records turns decides as it is taken; with another, the history tells.
+        const lock = agent._sessionLock;
+        if (mode === 'turn' && lock && isTurnAwareLock(lock)) session = await agent._resumeUnlessTurnRuns(sessionId);
+        else {
+          if (mode === 'turn') {
+            const events = (await storage?.loadSession(sessionId)) ?? [];
+            if (findInterruptedTurn(events, () => '') !== null) throw Errors.turnBusy();
+          }
+          session = await agent.resumeSession(sessionId, { ifLocked: 'steal' });
+        }
       }
       return this.#host(agent, session, userId);
     } catch (error) {

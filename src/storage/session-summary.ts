@@ -49,10 +49,10 @@ export function applyEventToSummary(
     next.turnCount = base.turnCount + 1;
     if (next.title === '') next.title = titleFrom(payload.content);
   } else if (payload.type === 'metadata' && payload.key === SESSION_CONFIG_KEY) {
-    const modelId = modelIdOf(payload.value);
+    const modelId = stringField(payload.value, 'modelId');
     if (modelId !== undefined) next.modelId = modelId;
   } else if (payload.type === 'metadata' && payload.key === SESSION_OWNER_KEY && base.owner === undefined) {
-    const owner = ownerOf(payload.value);
+    const owner = stringField(payload.value, 'userId');
     if (owner !== undefined) next.owner = owner;
   }
   return next;
@@ -133,15 +133,8 @@ function collapseWhitespace(text: string): string {
   return text.replace(/\s+/gu, ' ').trim();
 }
 
-/** `userId` of a `session_owner` record's value, if it is one. */
-export function ownerOf(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || !('userId' in value)) return undefined;
-  const { userId } = value;
-  return typeof userId === 'string' ? userId : undefined;
-}
-
-function modelIdOf(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || !('modelId' in value)) return undefined;
-  const { modelId } = value;
-  return typeof modelId === 'string' ? modelId : undefined;
+/** `value[key]` when `value` is an object whose `key` is a string (a metadata record's field). */
+export function stringField(value: unknown, key: string): string | undefined {
+  const field = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof field === 'string' ? field : undefined;
 }

@@ -260,11 +260,12 @@ export class ToolDispatcher {
     }
 
     // 3. Not started yet: a cancel skips it. A mutating call that will run is marked first.
-    if (ctx.cancelSignal.aborted || ctx.mayStart?.() === false) return skippedResult(call, args);
+    const stopped = () => ctx.cancelSignal.aborted || ctx.mayStart?.() === false;
+    if (stopped()) return skippedResult(call, args);
     const runs = problem === null && denial === undefined && abortReason === null;
     if (runs && tool?.mutating === true && ctx.beforeMutatingCall) {
       await ctx.beforeMutatingCall(call.callId);
-      if (ctx.cancelSignal.aborted || ctx.mayStart?.() === false) return skippedResult(call, args);
+      if (stopped()) return skippedResult(call, args);
     }
 
     // 4–5. Start and execute.
