@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import pg from 'pg';
 import type { Memory, SessionEvent } from '../src/index.js';
 import {
+  findInterruptedSessions,
   PostgresMemoryStorage,
   PostgresSessionLock,
   PostgresSessionStorage,
@@ -18,6 +19,7 @@ import {
 import { startPostgresServer } from '../test/support/postgres-server.js';
 import type { BenchOptions, BenchResult } from './types.js';
 import { loadMemorySearch } from '../src/storage/memory-search.js';
+import { interruptedSessionsQuery } from '../src/postgres/interrupted-sessions.js';
 
 // The module runner that loads this file closes once it is loaded: load what the memory search
 // imports lazily now.
@@ -191,6 +193,35 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
         unit: 'ms',
       });
     }
+    // The recovery sweep over 100,000 sessions: 1 % with an open turn, half of those held by a
+    // live lease (running elsewhere), the rest free (interrupted).
+    const sweepPool = pools[0]!;
+    await sweepPool.query(`INSERT INTO youyou.sessions (namespace, id, event_count, created_at, updated_at, owner, open_turn_id, open_turn_since)
+      SELECT 'sweep', 's' || n, 3, '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', 'user-' || (n % 1000),
+        CASE WHEN n % 100 = 0 THEN 't' || n END,
+        CASE WHEN n % 100 = 0 THEN to_char(timestamp '2024-01-01' + n * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS".000Z"') END
+      FROM generate_series(1, 100000) AS n`);
+    await sweepPool.query(`INSERT INTO youyou.locks (session_id, token, holder, lease_until)
+      SELECT 's' || n, 'x', 'other', now() + interval '1 hour' FROM generate_series(200, 100000, 200) AS n`);
+    await sweepPool.query('ANALYZE youyou.sessions; ANALYZE youyou.locks');
+    const sweeps: number[] = [];
+    let plan = '';
+    for (let i = 0; i < rounds; i++) {
+      const { rows: explained } = await sweepPool.query<{ 'QUERY PLAN': unknown }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${interruptedSessionsQuery('youyou')}`,
+        [100],
+      );
+      const [root] = explained[0]!['QUERY PLAN'] as [{ 'Execution Time': number; Plan: unknown }];
+      sweeps.push(root['Execution Time']);
+      plan = JSON.stringify(root.Plan).match(/"Index Name":"(\w+)"/g)?.join(' ') ?? '';
+    }
+    const found = await findInterruptedSessions(sqlA, { limit: 100 });
+    rows.push({
+      measure: `findInterruptedSessions over 100,000 sessions (EXPLAIN ANALYZE, median; ${found.length} found; ${plan})`,
+      value: ms(median(sweeps)),
+      unit: 'ms',
+    });
+    await sweepPool.query(`DELETE FROM youyou.sessions WHERE namespace = 'sweep'; DELETE FROM youyou.locks WHERE holder = 'other'`);
     await sqlA.close?.();
     await sqlB.close?.();
   } finally {

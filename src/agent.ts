@@ -11,7 +11,7 @@ import * as Errors from './error-constructors.js';
 import { generateId } from './ids.js';
 import { loadSessionForResume } from './persistence/resume.js';
 import type { SessionInput } from '../machines/session.machine.js';
-import type { LockLease, LockMode } from './ports/session-lock.js';
+import type { LockLease, LockMode, SessionLock, TurnAwareLock } from './ports/session-lock.js';
 import type { SessionStorage } from './ports/storage.js';
 import type { AgentServices } from './runtime/agent-services.js';
 import { showInterruptedTurn } from './runtime/interrupted-turn.js';
@@ -179,14 +179,28 @@ export class Agent {
   async resumeSession(sessionId: string, options: ResumeSessionOptions = {}): Promise<Session> {
     const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
     const opts = parseInput(ResumeOptionsSchema, options, 'options');
+    return this.#reopen(id, () => this.#claim(id, LOCK_MODES[opts.ifLocked ?? 'reject'], opts.signal));
+  }
+
+  /**
+   * @internal For `youyou-agent/server`, with a lock that records turns (`TurnAwareLock`):
+   * resumes the session, taking it over from an instance that holds it idle, but `TURN_BUSY`
+   * while that instance's live lease runs a turn — decided as the lease is taken, so the
+   * holder's turn is never cancelled.
+   */
+  _resumeUnlessTurnRuns(sessionId: string): Promise<Session> {
+    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    const lock = this.#services.sessionLock as TurnAwareLock;
+    return this.#reopen(id, () => this.#claim(id, 'steal', undefined, () => lock.acquireUnlessTurnRuns(id)));
+  }
+
+  async #reopen(id: string, claim: () => Promise<SessionWriter>): Promise<Session> {
     this.#assertSlotFree();
     const storage = this.#services.sessionStorage;
     if (!storage) throw Errors.sessionNotFound(id);
     // The writer is claimed before the events are read: whatever the previous writer stores
     // after this is refused, so nothing it writes can land behind this session's back.
-    const writer = this.#claims()
-      ? await this.#claim(id, LOCK_MODES[opts.ifLocked ?? 'reject'], opts.signal)
-      : NO_WRITER;
+    const writer = this.#claims() ? await claim() : NO_WRITER;
     try {
       return await this.#resume(id, storage, writer);
     } catch (error) {
@@ -235,11 +249,16 @@ export class Agent {
    * (when the storage fences writers). A lock that does not answer in `storageTimeoutMs` (except
    * a `'wait'`, which the caller's signal bounds) counts as held.
    */
-  async #claim(id: string, mode: LockMode, signal?: AbortSignal): Promise<SessionWriter> {
+  async #claim(
+    id: string,
+    mode: LockMode,
+    signal?: AbortSignal,
+    acquire?: () => Promise<LockLease | null>,
+  ): Promise<SessionWriter> {
     const { sessionLock, sessionStorage, config, clock } = this.#services;
     let lease: LockLease | null = null;
     if (sessionLock) {
-      const acquiring = Promise.resolve(sessionLock.acquire(id, mode, signal));
+      const acquiring = Promise.resolve(acquire ? acquire() : sessionLock.acquire(id, mode, signal));
       const answer =
         mode === 'wait'
           ? await acquiring
@@ -252,7 +271,7 @@ export class Agent {
         );
         throw Errors.sessionLocked(id);
       }
-      if (answer === null) throw Errors.sessionLocked(id);
+      if (answer === null) throw acquire ? Errors.turnBusy() : Errors.sessionLocked(id);
       lease = answer;
     }
     try {
@@ -323,6 +342,7 @@ export class Agent {
   ): Promise<Session> {
     this.#sessions.set(scope.id, scope);
     scope.writes.writerEpoch = writer.epoch;
+    scope.lease = writer.lease;
     scope.onStored = () => this.#changes.post({ sessionId: scope.id, kind: 'appended' });
     if (writer.lease) this.#changes.post({ sessionId: scope.id, kind: 'locked' });
     void scope.closed.then(() => {

@@ -13,3 +13,4 @@ export { migratePostgres, SCHEMA_VERSION } from './postgres/migrations.js';
 export { PostgresSessionStorage, type PostgresSessionStorageOptions } from './postgres/session-storage.js';
 export { PostgresMemoryStorage } from './postgres/memory-storage.js';
 export { PostgresSessionLock, type PostgresSessionLockOptions } from './postgres/session-lock.js';
+export { findInterruptedSessions, type InterruptedSession } from './postgres/interrupted-sessions.js';

@@ -7,6 +7,12 @@
 /** The session config with its resolved `modelId`, saved when a session is created. */
 export const SESSION_CONFIG_KEY = 'session_config';
 
+/**
+ * `{ userId }`: who owns the session, saved by a server when it creates it. Storages keep it with
+ * the summary (`SessionSummary.owner`), so checking an owner never reads a whole history.
+ */
+export const SESSION_OWNER_KEY = 'session_owner';
+
 /** The full compacted history, saved after every compaction: resume starts from the last one. */
 export const CONTEXT_SNAPSHOT_KEY = 'context_snapshot';
 

@@ -38,3 +38,35 @@ export interface SessionLock {
    */
   readonly changes?: Observable<SessionChange>;
 }
+
+/**
+ * @internal What a lease kept in a database also tells the runtime (not part of the public
+ * port): whether it is still its holder's. Past its `validUntil` the holder stops, so no tool
+ * starts once another instance may have taken the session.
+ */
+export interface LiveLease extends LockLease {
+  /** `false` once the lease was released, lost or ran out. */
+  isLive(): boolean;
+  /**
+   * Records in the lease whether its holder runs a turn (`turnId`, `null` when it ended), so a
+   * request elsewhere is refused by the lease rather than by reading the history. Never rejects.
+   */
+  markTurn?(turnId: string | null): void;
+}
+
+/** @internal What a lock kept in a database also offers the server (not part of the public port). */
+export interface TurnAwareLock extends SessionLock {
+  /**
+   * Takes the session's lease unless a live lease of another holder runs a turn (then `null`),
+   * in one atomic step: a steal of an idle holder, never of one mid-turn.
+   */
+  acquireUnlessTurnRuns(sessionId: string): Promise<LockLease | null>;
+  /** Whether someone holds the session's lease now and which turn it runs, without taking it. */
+  peek(sessionId: string): Promise<{ live: boolean; turnId: string | null }>;
+}
+
+/** @internal Whether `lock` knows which turn its holders run. */
+export function isTurnAwareLock(lock: SessionLock): lock is TurnAwareLock {
+  return typeof (lock as Partial<TurnAwareLock>).acquireUnlessTurnRuns === 'function';
+}
+

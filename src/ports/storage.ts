@@ -15,6 +15,8 @@ import type { Memory, SessionEvent, SessionPage, SessionSummary } from '../types
  * - `listSessions` pages newest update first; `nextCursor` is opaque and `null` iff nothing
  *   follows; a page boundary stays stable while sessions are appended to.
  * - `findSessions` matches title and message text, case-insensitively.
+ * - `owner` is the `userId` of the first `session_owner` metadata; `loadSummary` (optional)
+ *   returns one session's summary.
  * - Failures reject with an `AgentError` `STORAGE_ERROR`.
  */
 export interface SessionStorage {
@@ -33,6 +35,11 @@ export interface SessionStorage {
   loadSession(sessionId: string): Promise<SessionEvent[] | null>;
   listSessions(cursor: string | null, limit: number): Promise<SessionPage>;
   findSessions(query: string): Promise<SessionSummary[]>;
+  /**
+   * Optional: the summary of one session (as `listSessions` would list it, `owner` included), or
+   * `null` when there is no such session, without reading its events.
+   */
+  loadSummary?(sessionId: string): Promise<SessionSummary | null>;
   deleteSession(sessionId: string): Promise<void>;
   /**
    * Optional fencing: makes the caller the session's only writer and returns its epoch (greater

@@ -35,30 +35,82 @@ export function parseDoorbell(payload: string): Doorbell | null {
 }
 
 /**
+ * The doorbells of one channel, heard over one `LISTEN` however many feeds want them: one per
+ * `(sql, schema)` in a process (see `shared-schema.ts`). Listens while anyone subscribes.
+ */
+export class BellFeed {
+  readonly #runner: PostgresRunner;
+  readonly #channel: string;
+  readonly #listeners = new Set<(payload: string) => void>();
+  #unlisten: Promise<(() => Promise<void>) | null> | null = null;
+
+  constructor(runner: PostgresRunner, channel: string) {
+    this.#runner = runner;
+    this.#channel = channel;
+  }
+
+  /** Hears every bell until the returned function is called. */
+  subscribe(listener: (payload: string) => void): () => void {
+    const own = (payload: string) => listener(payload);
+    this.#listeners.add(own);
+    if (this.#listeners.size === 1) this.#start();
+    return () => {
+      if (this.#listeners.delete(own) && this.#listeners.size === 0) this.#stop();
+    };
+  }
+
+  /** Resolves once listening (or once listening failed: then the bells stay silent). */
+  listening(): Promise<unknown> {
+    return this.#unlisten ?? Promise.resolve();
+  }
+
+  #start(): void {
+    const listen = this.#runner.sql.listen;
+    if (!listen) return;
+    // Bounded like a query: a pool with no free connection must not hold a lock's acquire.
+    this.#unlisten = this.#runner
+      .ready()
+      .then(() =>
+        this.#runner.bounded('listening for changes', () =>
+          listen.call(
+            this.#runner.sql,
+            this.#channel,
+            (payload) => {
+              for (const listener of [...this.#listeners]) listener(payload);
+            },
+            { timeoutMs: this.#runner.timeoutMs },
+          ),
+        ),
+      )
+      .catch(() => null);
+  }
+
+  #stop(): void {
+    const unlisten = this.#unlisten;
+    this.#unlisten = null;
+    void unlisten?.then((stop) => stop?.()).catch(() => {});
+  }
+}
+
+/**
  * A feed of session changes from the doorbells of `channel`. `interpret` tells whether a bell
  * concerns this feed (else `null`) and reads what it means. Bells for one session that ring
  * while it is read are folded into one more read.
  */
 export class ChangeFeed {
-  readonly #runner: PostgresRunner;
-  readonly #channel: string;
+  readonly #bells: BellFeed;
   readonly #interpret: (bell: Doorbell) => Promise<SessionChange> | null;
   readonly #out = new Channel<SessionChange>({ replay: false });
   /** Sessions being read, and whether a bell rang again meanwhile. */
   readonly #reading = new Map<string, boolean>();
   #subscribers = 0;
-  #unlisten: Promise<(() => Promise<void>) | null> | null = null;
+  #unsubscribe: (() => void) | null = null;
 
   /** Listens while subscribed; never errors. */
   readonly observable: Observable<SessionChange>;
 
-  constructor(
-    runner: PostgresRunner,
-    channel: string,
-    interpret: (bell: Doorbell) => Promise<SessionChange> | null,
-  ) {
-    this.#runner = runner;
-    this.#channel = channel;
+  constructor(bells: BellFeed, interpret: (bell: Doorbell) => Promise<SessionChange> | null) {
+    this.#bells = bells;
     this.#interpret = interpret;
     this.observable = new Observable<SessionChange>((subscriber) => {
       const inner = this.#out.observable.subscribe(subscriber);
@@ -72,27 +124,16 @@ export class ChangeFeed {
 
   /** Resolves once listening (or once listening failed: then this feed stays silent). */
   listening(): Promise<unknown> {
-    return this.#unlisten ?? Promise.resolve();
+    return this.#bells.listening();
   }
 
   #start(): void {
-    const listen = this.#runner.sql.listen;
-    if (!listen) return;
-    // Bounded like a query: a pool with no free connection must not hold a lock's acquire.
-    this.#unlisten = this.#runner
-      .ready()
-      .then(() =>
-        this.#runner.bounded('listening for changes', () =>
-          listen.call(this.#runner.sql, this.#channel, (payload) => this.#ring(payload)),
-        ),
-      )
-      .catch(() => null);
+    this.#unsubscribe = this.#bells.subscribe((payload) => this.#ring(payload));
   }
 
   #stop(): void {
-    const unlisten = this.#unlisten;
-    this.#unlisten = null;
-    void unlisten?.then((stop) => stop?.()).catch(() => {});
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
   }
 
   #ring(payload: string): void {

@@ -72,8 +72,8 @@ export class PostgresMemoryStorage implements MemoryStorage {
     if (stale.length > 0) {
       const fresh = await this.#runner.query<{ id: unknown; version: unknown; body: unknown }>(
         'reading memories',
-        `SELECT id, version, body FROM ${this.#runner.table('memories')} WHERE id = ANY($1::text[])`,
-        [stale.map((row) => row.id)],
+        `SELECT id, version, body FROM ${this.#runner.table('memories')} WHERE namespace = $1 AND id = ANY($2::text[])`,
+        [namespace, stale.map((row) => row.id)],
       );
       for (const row of fresh.rows) {
         const parsed = z.safeParse(MemorySchema, parseJson(row.body));
@@ -91,20 +91,23 @@ export class PostgresMemoryStorage implements MemoryStorage {
     });
   }
 
-  /** Inserts `memory`, or replaces the one with the same `id`. */
+  /**
+   * Inserts `memory`, or replaces the one with the same `id` in its namespace (ids are unique
+   * per namespace: the same id in another namespace is another memory).
+   */
   async save(memory: Memory): Promise<void> {
     const valid = parseInput(StorableMemorySchema, memory, 'memory');
     await this.#runner.query(
       `saving memory '${valid.id}'`,
       `INSERT INTO ${this.#runner.table('memories')} (id, namespace, updated_at, version, body)
        VALUES ($1, $2, $3, nextval('${this.#runner.table('memory_versions')}'), $4)
-       ON CONFLICT (id) DO UPDATE SET namespace = EXCLUDED.namespace, updated_at = EXCLUDED.updated_at,
+       ON CONFLICT (namespace, id) DO UPDATE SET updated_at = EXCLUDED.updated_at,
          version = EXCLUDED.version, body = EXCLUDED.body`,
       [valid.id, valid.namespace, normalizeTimestamp(valid.updatedAt), JSON.stringify(valid)],
     );
   }
 
-  /** Removes the memory with `id`; a no-op for an unknown id. */
+  /** Removes the memories with `id` (in every namespace: the port names no namespace); a no-op for an unknown id. */
   async delete(id: string): Promise<void> {
     if (typeof id !== 'string') throw Errors.invalidInput('id must be a string');
     if (!z.safeParse(KeySchema, id).success) return;

@@ -6,6 +6,7 @@
  * @module
  */
 import { Errors } from '../errors.js';
+import { TIMED_OUT, withTimeout } from '../timeout.js';
 import { parseInput } from '../validate.js';
 import * as z from 'zod/mini';
 import type { SqlClient } from './sql-client.js';
@@ -68,6 +69,33 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       lease_until timestamptz NOT NULL
     )`,
   ],
+  [
+    // The owner with the summary (from the session's `session_owner` record), so an owner check
+    // and a listing never read events.
+    `ALTER TABLE %s.sessions ADD COLUMN owner text COLLATE "C"`,
+    // The turn whose `turn_started` has no `turn_ended` yet, kept by the statement that inserts
+    // the markers: the sweep for interrupted turns reads an index, not the events.
+    `ALTER TABLE %s.sessions ADD COLUMN open_turn_id text COLLATE "C"`,
+    `ALTER TABLE %s.sessions ADD COLUMN open_turn_since text COLLATE "C"`,
+    `CREATE INDEX sessions_open_turns ON %s.sessions (open_turn_since, namespace, id) WHERE open_turn_id IS NOT NULL`,
+    `UPDATE %s.sessions s SET owner = o.owner FROM (
+       SELECT DISTINCT ON (namespace, session_id) namespace, session_id, body::json -> 'payload' -> 'value' ->> 'userId' AS owner
+       FROM %s.events WHERE type = 'metadata' AND body::json -> 'payload' ->> 'key' = 'session_owner'
+       ORDER BY namespace, session_id, seq
+     ) o WHERE o.namespace = s.namespace AND o.session_id = s.id AND o.owner IS NOT NULL`,
+    `UPDATE %s.sessions s SET open_turn_id = m.turn_id, open_turn_since = m.since FROM (
+       SELECT DISTINCT ON (namespace, session_id) namespace, session_id,
+         body::json -> 'payload' ->> 'key' AS key, body::json -> 'payload' -> 'value' ->> 'turnId' AS turn_id,
+         to_char((body::json ->> 'timestamp')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS since
+       FROM %s.events WHERE type = 'metadata' AND body::json -> 'payload' ->> 'key' IN ('turn_started', 'turn_ended')
+       ORDER BY namespace, session_id, seq DESC
+     ) m WHERE m.key = 'turn_started' AND m.namespace = s.namespace AND m.session_id = s.id`,
+    // Whether the lease's holder runs a turn: a new turn elsewhere is refused by the lease itself.
+    `ALTER TABLE %s.locks ADD COLUMN turn_id text`,
+    // Memory ids are unique per namespace: one user's id never replaces another user's memory.
+    `ALTER TABLE %s.memories DROP CONSTRAINT memories_pkey`,
+    `ALTER TABLE %s.memories ADD PRIMARY KEY (namespace, id)`,
+  ],
 ];
 
 /** A schema name: a plain lower-case identifier, so it can be written into SQL as it is. */
@@ -80,22 +108,32 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Brings `schema` (default `'youyou'`) up to {@link SCHEMA_VERSION}: creates the schema and its
  * tables on a fresh database (`from` is then 0), applies the missing versions on an older one,
  * does nothing on a current one (`from === to`). All in one transaction, under an advisory lock
- * per schema. A schema newer than this release rejects with `STORAGE_ERROR`.
+ * per schema. A schema newer than this release rejects with `STORAGE_ERROR`, and so does a
+ * migration that takes longer than `queryTimeoutMs` (default 30 000; the server cancels it then too).
  * @example
  * const { from, to } = await migratePostgres(pgClient(pool));
  * console.log(`schema migrated from ${from} to ${to}`);
  */
 export async function migratePostgres(
   sql: SqlClient,
-  options: { schema?: string } = {},
+  options: { schema?: string; queryTimeoutMs?: number } = {},
 ): Promise<{ from: number; to: number }> {
-  const { schema = 'youyou' } = parseInput(
-    z.strictObject({ schema: z.optional(SchemaNameSchema) }),
+  const { schema = 'youyou', queryTimeoutMs = 30_000 } = parseInput(
+    z.strictObject({
+      schema: z.optional(SchemaNameSchema),
+      queryTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
+    }),
     options,
     'options',
   );
   const quoted = `"${schema}"`;
-  return sql.transaction(async (tx) => {
+  const migrating = sql.transaction(async (tx) => {
+    // The server gives up when the caller does: no migration lands behind a timed-out start.
+    const limit = String(queryTimeoutMs);
+    await tx.query(
+      `SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $1, true)`,
+      [limit],
+    );
     // Held until this transaction ends: a second migrator waits here, then sees the new version.
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`youyou-agent:migrate:${schema}`]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
@@ -117,4 +155,10 @@ export async function migratePostgres(
     }
     return { from, to: SCHEMA_VERSION };
   });
+  const answer = await withTimeout(migrating, queryTimeoutMs);
+  if (answer === TIMED_OUT) {
+    void migrating.catch(() => {});
+    throw Errors.storage(`postgres: migrating schema '${schema}' did not answer within ${queryTimeoutMs}ms`);
+  }
+  return answer;
 }

@@ -19,7 +19,12 @@ export interface PostgresOptions {
   schema?: string;
   /** Migrate the schema on first use. Default `true`; with `false`, call `migratePostgres` yourself. */
   migrate?: boolean;
-  /** How long one query (or transaction) may take before it fails with `STORAGE_ERROR`. Default 30 000. */
+  /**
+   * How long one query (or transaction) may take before it fails with `STORAGE_ERROR`. Default
+   * 30 000. Such a failure means "not stored": each statement runs in a transaction whose
+   * `statement_timeout` ends with this wait, and whose `idle_in_transaction_session_timeout` is
+   * this long, so the server cancels what its caller gave up on.
+   */
   queryTimeoutMs?: number;
 }
 
@@ -71,6 +76,12 @@ export function storableKey(what: string, options: { allowEmpty: boolean; max: n
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * What is kept of `queryTimeoutMs` for the `COMMIT` (a tenth, at most a second): a statement
+ * that ends later than that is rolled back rather than committed behind its caller's back.
+ */
+const COMMIT_MARGIN_MS = 1_000;
+
 /** The channel every storage and lock of `schema` rings (`NOTIFY`) when it changes something. */
 export function changeChannel(schema: string): string {
   return `${schema}_changes`;
@@ -103,20 +114,47 @@ export class PostgresRunner {
   /** One statement, bounded; `what` names it in errors. */
   async query<R>(what: string, text: string, params: readonly unknown[] = []): Promise<SqlResult<R>> {
     await this.ready();
-    return this.bounded(what, () => this.sql.query<R>(text, params));
+    return this.#deadlined(what, (tx) => tx.query<R>(text, params));
   }
 
   /** A transaction, bounded as a whole. */
   async transaction<T>(what: string, work: (tx: SqlClient) => Promise<T>): Promise<T> {
     await this.ready();
-    return this.bounded(what, () => this.sql.transaction(work));
+    return this.#deadlined(what, work);
+  }
+
+  /**
+   * `work` in a transaction that cannot land after its caller stopped waiting: the server cancels
+   * its statements at the deadline (`SET LOCAL statement_timeout`) and ends it if its client goes
+   * silent (`idle_in_transaction_session_timeout`, a partition); it rolls back instead of
+   * committing once the deadline is too close for a `COMMIT` to arrive in time.
+   */
+  #deadlined<T>(what: string, work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    const margin = Math.min(COMMIT_MARGIN_MS, Math.floor(this.timeoutMs / 10));
+    const deadline = Date.now() + this.timeoutMs - margin;
+    const left = () => {
+      const ms = Math.floor(deadline - Date.now());
+      if (ms <= 0) throw new DeadlinePassed();
+      return ms;
+    };
+    return this.bounded(what, () =>
+      this.sql.transaction(async (tx) => {
+        await tx.query(
+          `SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $2, true)`,
+          [String(left()), String(this.timeoutMs)],
+        );
+        const result = await work(tx);
+        left();
+        return result;
+      }),
+    );
   }
 
   /** Resolves once the schema is migrated (retried on the next call after a failure). */
   ready(): Promise<void> {
     if (!this.#migrate) return Promise.resolve();
     this.#ready ??= this.bounded('migrating the schema', async () => {
-      await migratePostgres(this.sql, { schema: this.schema });
+      await migratePostgres(this.sql, { schema: this.schema, queryTimeoutMs: this.timeoutMs });
     }).catch((error: unknown) => {
       this.#ready = null;
       throw error;
@@ -131,7 +169,9 @@ export class PostgresRunner {
       answer = await withTimeout(Promise.resolve().then(work), this.timeoutMs);
     } catch (error) {
       if (AgentError.isInstance(error)) throw error;
-      throw Errors.storage(`postgres: ${what} failed: ${describeDriverError(error)}`, error);
+      // The server cancelling a statement at its deadline is this wait timing out.
+      if (error instanceof DeadlinePassed || sqlState(error) === QUERY_CANCELED) answer = TIMED_OUT;
+      else throw Errors.storage(`postgres: ${what} failed: ${describeDriverError(error)}`, error);
     }
     if (answer === TIMED_OUT) {
       throw Errors.storage(`postgres: ${what} did not answer within ${this.timeoutMs}ms`);
@@ -139,6 +179,12 @@ export class PostgresRunner {
     return answer;
   }
 }
+
+/** A transaction that reached its deadline before it could commit (it rolls back). */
+class DeadlinePassed extends Error {}
+
+/** The SQLSTATE of a statement the server cancelled (here: at its `statement_timeout`). */
+const QUERY_CANCELED = '57014';
 
 /** A driver error with its SQLSTATE, when it has one. */
 function describeDriverError(error: unknown): string {

@@ -4,6 +4,7 @@
  * neither installs nor bundles `pg`.
  * @module
  */
+import { TIMED_OUT, withTimeout } from '../timeout.js';
 import { quoteIdentifier, type SqlClient, type SqlResult } from './sql-client.js';
 
 /** The part of a `pg` client (a pooled connection) this adapter uses. */
@@ -69,7 +70,7 @@ export function pgClient(pool: PgPoolLike): SqlClient {
         connection.release(broken);
       }
     },
-    listen: (channel, onNotify) => listener.listen(channel, onNotify),
+    listen: (channel, onNotify, options) => listener.listen(channel, onNotify, options?.timeoutMs),
     close: () => listener.close(),
   };
 }
@@ -90,12 +91,19 @@ class PgListener {
   #connection: Promise<PgPoolClientLike> | null = null;
   #closed = false;
   #failures = 0;
+  /** How long listening again may take (the shortest any listener asked for). */
+  #timeoutMs = 30_000;
 
   constructor(pool: PgPoolLike) {
     this.#pool = pool;
   }
 
-  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+  async listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    timeoutMs?: number,
+  ): Promise<() => Promise<void>> {
+    if (timeoutMs !== undefined && timeoutMs > 0) this.#timeoutMs = Math.min(this.#timeoutMs, timeoutMs);
     let callbacks = this.#callbacks.get(channel);
     const first = callbacks === undefined;
     if (!callbacks) this.#callbacks.set(channel, (callbacks = new Set()));
@@ -151,8 +159,10 @@ class PgListener {
 
   /** The listening connection broke: listen again on a new one, after a pause. */
   #lost(connection: PgPoolClientLike): void {
-    void this.#connection?.then((current) => {
-      if (current !== connection) return;
+    const held = this.#connection;
+    void held?.then((current) => {
+      // `error` and `end` may both come: the connection is given up once.
+      if (current !== connection || this.#connection !== held) return;
       this.#connection = null;
       connection.release(true);
       this.#relisten();
@@ -163,11 +173,20 @@ class PgListener {
     if (this.#closed || this.#callbacks.size === 0) return;
     const delay = RELISTEN_MS[Math.min(this.#failures++, RELISTEN_MS.length - 1)]!;
     const timer = setTimeout(() => {
-      void this.#connect()
-        .then(async (connection) => {
-          for (const channel of this.#callbacks.keys()) {
-            await connection.query(`LISTEN ${quoteIdentifier(channel)}`);
-          }
+      const connecting = this.#connect();
+      const listening = connecting.then(async (connection) => {
+        for (const channel of this.#callbacks.keys()) {
+          await connection.query(`LISTEN ${quoteIdentifier(channel)}`);
+        }
+      });
+      // Bounded: a server that accepts and then never answers (a partition) must not end
+      // listening for good. The hung connection is destroyed, and the next try starts over.
+      void withTimeout(listening, this.#timeoutMs)
+        .then((answer) => {
+          if (answer !== TIMED_OUT) return;
+          if (this.#connection === connecting) this.#connection = null;
+          void connecting.then((connection) => connection.release(true)).catch(() => {});
+          this.#relisten();
         })
         .catch(() => this.#relisten());
     }, delay);

@@ -6,11 +6,12 @@
 import type { Observable, Subscription } from 'rxjs';
 import * as z from 'zod/mini';
 import { generateId } from '../ids.js';
-import type { LockLease, LockMode, SessionLock } from '../ports/session-lock.js';
+import type { LockLease, LockMode, TurnAwareLock } from '../ports/session-lock.js';
 import type { SessionChange } from '../sync/session-change-feed.js';
 import { parseInput } from '../validate.js';
 import { ChangeFeed } from './change-feed.js';
 import { HeldLease } from './held-lease.js';
+import { sharedSchema, type SharedSchema } from './shared-schema.js';
 import {
   changeChannel,
   PostgresRunner,
@@ -60,7 +61,7 @@ const WAIT_POLL_NO_LISTEN_MS = 500;
  *   .registerSessionLock(new PostgresSessionLock({ sql }))
  *   .build();
  */
-export class PostgresSessionLock implements SessionLock {
+export class PostgresSessionLock implements TurnAwareLock {
   /** The name this instance writes into the lock rows it holds. */
   readonly holderId: string;
   /** How long a lease lasts without renewal. */
@@ -78,20 +79,23 @@ export class PostgresSessionLock implements SessionLock {
   #watching: Subscription | null = null;
   #watchers = 0;
   readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #shared: SharedSchema;
 
   constructor(options: PostgresSessionLockOptions) {
     const { leaseMs, holderId, ...shared } = options ?? ({} as PostgresSessionLockOptions);
     const own = parseInput(LockOptionsSchema, { leaseMs, holderId }, 'PostgresSessionLock options');
     const resolved = resolvePostgresOptions(shared, 'PostgresSessionLock options');
     this.#runner = new PostgresRunner(resolved);
+    this.#shared = sharedSchema(resolved.sql, resolved.schema);
+    this.#shared.locked = true;
     this.leaseMs = own.leaseMs ?? 10_000;
     this.holderId = own.holderId ?? generateId();
-    const channel = changeChannel(resolved.schema);
+    const bells = this.#shared.bells(this.#runner);
     this.#watch = resolved.sql.listen
-      ? new ChangeFeed(this.#runner, channel, (bell) => (bell.t === 'l' ? this.#heard(bell.id) : null))
+      ? new ChangeFeed(bells, (bell) => (bell.t === 'l' ? this.#heard(bell.id) : null))
       : null;
     this.changes = resolved.sql.listen
-      ? new ChangeFeed(this.#runner, channel, (bell) =>
+      ? new ChangeFeed(bells, (bell) =>
           bell.t === 'l' && bell.o !== this.#origin ? this.#stateOf(bell.id) : null,
         ).observable
       : undefined;
@@ -120,18 +124,45 @@ export class PostgresSessionLock implements SessionLock {
     }
   }
 
-  /** One try: the lease, or `null` when another holder's lasts (`steal`: always the lease). */
-  async #take(sessionId: string, steal: boolean): Promise<HeldLease | null> {
+  /**
+   * @internal Takes the lease unless another holder's live lease runs a turn (then `null`):
+   * decided by the statement that takes it.
+   */
+  async acquireUnlessTurnRuns(sessionId: string): Promise<LockLease | null> {
+    return this.#take(parseInput(SessionIdSchema, sessionId, 'sessionId'), 'unlessTurn');
+  }
+
+  /** @internal Whether someone holds the session's lease now, and the turn its holder runs. */
+  async peek(sessionId: string): Promise<{ live: boolean; turnId: string | null }> {
+    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    const { rows } = await this.#runner.query<{ live: unknown; turn_id: unknown }>(
+      `reading the lock of session '${id}'`,
+      `SELECT lease_until > clock_timestamp() AS live, turn_id FROM ${this.#runner.table('locks')} WHERE session_id = $1`,
+      [id],
+    );
+    const live = rows[0]?.live === true;
+    const turnId = rows[0]?.turn_id;
+    return { live, turnId: live && typeof turnId === 'string' ? turnId : null };
+  }
+
+  /**
+   * One try: the lease, or `null` when another holder's lasts (`steal`: always the lease;
+   * `unlessTurn`: unless that holder runs a turn).
+   */
+  async #take(sessionId: string, how: boolean | 'unlessTurn'): Promise<HeldLease | null> {
+    const steal = how === true;
+    const unlessTurn = how === 'unlessTurn';
     const token = generateId();
     const locks = this.#runner.table('locks');
+    const startedAt = Date.now();
     const { rows } = await this.#runner.query<{ taken: number }>(
       `taking the lock of session '${sessionId}'`,
       `WITH up AS (
          INSERT INTO ${locks} AS l (session_id, token, holder, lease_until)
          VALUES ($1, $2, $3, clock_timestamp() + make_interval(secs => $4::double precision / 1000))
          ON CONFLICT (session_id) DO UPDATE
-           SET token = EXCLUDED.token, holder = EXCLUDED.holder, lease_until = EXCLUDED.lease_until
-           ${steal ? '' : 'WHERE l.lease_until <= clock_timestamp()'}
+           SET token = EXCLUDED.token, holder = EXCLUDED.holder, lease_until = EXCLUDED.lease_until, turn_id = NULL
+           ${steal ? '' : unlessTurn ? 'WHERE l.lease_until <= clock_timestamp() OR l.turn_id IS NULL' : 'WHERE l.lease_until <= clock_timestamp()'}
          RETURNING token
        ), bell AS (SELECT pg_notify($5, $6) FROM up)
        SELECT (SELECT count(*) FROM up)::integer AS taken, (SELECT count(*) FROM bell)::integer AS rung`,
@@ -150,16 +181,26 @@ export class PostgresSessionLock implements SessionLock {
     const lease = new HeldLease(sessionId, token, {
       leaseMs: this.leaseMs,
       renew: () => this.#renew(sessionId, token),
+      markTurn: (turnId) => this.#markTurn(sessionId, token, turnId),
       release: () => this.#release(sessionId, token),
       ended: () => {
         this.#held.delete(lease);
+        this.#shared.ended(sessionId, token);
         this.#watchWhile(-1);
       },
-    });
+    }, startedAt);
     this.#held.add(lease);
+    this.#shared.held(sessionId, token);
     this.#watchWhile(+1);
     // From the moment it has the lease, its holder hears a steal (not only at its next renewal).
-    await this.#watch?.listening();
+    // A steal between the take and the start of listening rang before anyone listened: the row
+    // says whether it happened.
+    if (this.#watch) {
+      await this.#watch.listening();
+      await this.#stateOf(sessionId, (current) => {
+        if (current !== token) lease.lose();
+      }).catch(() => {}); // Unknown: the lease's own renewal tells soon enough.
+    }
     return lease;
   }
 
@@ -173,6 +214,14 @@ export class PostgresSessionLock implements SessionLock {
       [sessionId, token, this.leaseMs],
     );
     return rowCount === 1;
+  }
+
+  async #markTurn(sessionId: string, token: string, turnId: string | null): Promise<void> {
+    await this.#runner.query(
+      `marking the turn of session '${sessionId}'`,
+      `UPDATE ${this.#runner.table('locks')} SET turn_id = $3 WHERE session_id = $1 AND token = $2`,
+      [sessionId, token, turnId],
+    );
   }
 
   async #release(sessionId: string, token: string): Promise<void> {

@@ -11,7 +11,7 @@ import { SessionEventSchema, type SessionEvent, type SessionSummary } from '../t
 import { SessionDraftSchema } from '../storage/writer-fencing.js';
 
 /** The columns of `sessions` a summary is read from. */
-export const SUMMARY_COLUMNS = 'id, title, model_id, created_at, updated_at, turn_count, event_count';
+export const SUMMARY_COLUMNS = 'id, title, model_id, created_at, updated_at, turn_count, event_count, owner';
 
 /** A `sessions` row as selected (`title` and `model_id` are JSON strings) with {@link SUMMARY_COLUMNS}. */
 export interface SummaryRow {
@@ -22,6 +22,7 @@ export interface SummaryRow {
   updated_at: unknown;
   turn_count: unknown;
   event_count: unknown;
+  owner: unknown;
 }
 
 const Count = z.number().check(z.int(), z.minimum(0));
@@ -33,6 +34,7 @@ const SummarySchema = z.object({
   updatedAt: z.string().check(z.minLength(1)),
   turnCount: Count,
   eventCount: Count.check(z.positive()),
+  owner: z.optional(z.string()),
 });
 
 /** A summary from its row; a malformed row rejects with `STORAGE_ERROR`. */
@@ -46,6 +48,7 @@ export function summaryFromRow(row: SummaryRow): SessionSummary {
     // `pg` reads integers wider than 32 bits as strings; PGlite as numbers.
     turnCount: Number(row.turn_count),
     eventCount: Number(row.event_count),
+    ...(row.owner !== null && row.owner !== undefined && { owner: row.owner }),
   };
   const parsed = z.safeParse(SummarySchema, candidate);
   if (!parsed.success) throw malformed(`the summary of session '${String(row.id)}'`);

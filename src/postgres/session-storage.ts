@@ -30,6 +30,7 @@ import {
   type SummaryRow,
 } from './session-rows.js';
 import { SessionWriter } from './session-writes.js';
+import { sharedSchema, type SharedSchema } from './shared-schema.js';
 
 /** Options of {@link PostgresSessionStorage}. */
 export interface PostgresSessionStorageOptions extends PostgresOptions {
@@ -84,6 +85,7 @@ export class PostgresSessionStorage implements SessionStorage {
   readonly #runner: PostgresRunner;
   readonly #namespace: string;
   readonly #writer: SessionWriter;
+  readonly #shared: SharedSchema;
   /** Tags this storage's doorbells, so that its own feed leaves them out. */
   readonly #origin = generateId();
 
@@ -92,11 +94,12 @@ export class PostgresSessionStorage implements SessionStorage {
     this.#namespace = parseInput(NamespaceSchema, namespace, 'namespace');
     const resolved = resolvePostgresOptions(shared, 'PostgresSessionStorage options');
     this.#runner = new PostgresRunner(resolved);
+    this.#shared = sharedSchema(resolved.sql, resolved.schema);
     this.namespace = `postgres:${resolved.schema}:${this.#namespace}`;
     const origin = this.#origin;
     this.#writer = new SessionWriter(this.#runner, this.#namespace, origin);
     this.changes = resolved.sql.listen
-      ? new ChangeFeed(this.#runner, changeChannel(resolved.schema), (bell) =>
+      ? new ChangeFeed(this.#shared.bells(this.#runner), (bell) =>
           bell.t === 's' && bell.ns === this.#namespace && bell.o !== origin
             ? this.#whatChanged(bell.id)
             : null,
@@ -134,6 +137,18 @@ export class PostgresSessionStorage implements SessionStorage {
       if (Number(row.seq) !== index + 1) throw malformed(`the events of session '${id}'`);
       return eventFromBody(id, row.seq, row.body);
     });
+  }
+
+  /** The session's summary (its row, not its events), or `null` if there is no such session. */
+  async loadSummary(sessionId: string): Promise<SessionSummary | null> {
+    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    const { rows } = await this.#runner.query<SummaryRow>(
+      `loading the summary of session '${id}'`,
+      `SELECT ${SUMMARY_COLUMNS} FROM ${this.#runner.table('sessions')}
+       WHERE namespace = $1 AND id = $2 AND event_count > 0`,
+      [this.#namespace, id],
+    );
+    return rows.length === 0 ? null : summaryFromRow(rows[0]!);
   }
 
   /** One page of sessions, newest update first (at most 10 000 per page, whatever `limit` says). */
@@ -191,17 +206,31 @@ export class PostgresSessionStorage implements SessionStorage {
   /**
    * Makes the caller the session's only writer (the session need not exist yet) and returns its
    * epoch: a database sequence, so greater than any epoch handed out before, by any instance.
+   * With a `PostgresSessionLock` on the same `sql` and `schema`, the claim is refused
+   * (`SESSION_LOCKED`) unless that lock holds the session's lease and the lease is live, checked
+   * by the statement that claims: a late claim never fences out the live writer.
    */
   async claimWriter(sessionId: string): Promise<number> {
     const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    const sessions = this.#runner.table('sessions');
+    const epochs = this.#runner.table('writer_epochs');
+    const token = this.#shared.locked ? this.#shared.tokenOf(id) : null;
+    if (this.#shared.locked && token === null) throw Errors.sessionLocked(id);
     const { rows } = await this.#runner.query<{ writer_epoch: unknown }>(
       `claiming session '${id}'`,
-      `INSERT INTO ${this.#runner.table('sessions')} AS t (namespace, id, writer_epoch)
-       VALUES ($1, $2, nextval('${this.#runner.table('writer_epochs')}'))
-       ON CONFLICT (namespace, id) DO UPDATE SET writer_epoch = EXCLUDED.writer_epoch
-       RETURNING writer_epoch`,
-      [this.#namespace, id],
+      token === null
+        ? `INSERT INTO ${sessions} AS t (namespace, id, writer_epoch) VALUES ($1, $2, nextval('${epochs}'))
+           ON CONFLICT (namespace, id) DO UPDATE SET writer_epoch = EXCLUDED.writer_epoch
+           RETURNING writer_epoch`
+        : `INSERT INTO ${sessions} AS t (namespace, id, writer_epoch)
+           SELECT $1, $2, nextval('${epochs}') WHERE EXISTS (
+             SELECT 1 FROM ${this.#runner.table('locks')}
+             WHERE session_id = $2 AND token = $3 AND lease_until > clock_timestamp())
+           ON CONFLICT (namespace, id) DO UPDATE SET writer_epoch = EXCLUDED.writer_epoch
+           RETURNING writer_epoch`,
+      token === null ? [this.#namespace, id] : [this.#namespace, id, token],
     );
+    if (rows.length === 0) throw Errors.sessionLocked(id);
     const epoch = Number(rows[0]?.writer_epoch);
     if (!Number.isSafeInteger(epoch) || epoch < 0) throw malformed(`the writer epoch of session '${id}'`);
     return epoch;

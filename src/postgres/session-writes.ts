@@ -8,7 +8,14 @@
  * @module
  */
 import { Errors } from '../errors.js';
-import { applyEventToSummary, normalizeQuery, searchableText } from '../storage/session-summary.js';
+import { TURN_ENDED_KEY, TURN_STARTED_KEY } from '../persistence/metadata-keys.js';
+import {
+  applyEventToSummary,
+  normalizeQuery,
+  normalizeTimestamp,
+  searchableText,
+  stringField,
+} from '../storage/session-summary.js';
 import { staleWriteError } from '../storage/writer-fencing.js';
 import type { SessionEvent, SessionSummary } from '../types.js';
 import { changeChannel, sqlState, type PostgresRunner } from './options.js';
@@ -114,7 +121,10 @@ export class SessionWriter {
     return epoch === null || epoch === undefined ? undefined : Number(epoch);
   }
 
-  /** The parameters of both statements: `$1`–`$13`, then the epoch as `$14` for the fenced one. */
+  /**
+   * The parameters of both statements: `$1`–`$13` the summary, events and bell, `$14` the owner,
+   * `$15`–`$18` the open turn (see {@link openTurnOf}), then the epoch as `$19` for the fenced one.
+   */
   #params(sessionId: string, events: readonly SessionEvent[], epoch: number | undefined): unknown[] {
     // The batch's effect on the summary: the shared fold over a blank start, merged with the
     // stored summary by the statement (first title wins, last model wins, counts add up).
@@ -145,6 +155,8 @@ export class SessionWriter {
       events.map((event) => normalizeQuery(searchableText(event)).replace(/\u0000/g, '\uFFFD')),
       changeChannel(this.#runner.schema),
       JSON.stringify({ t: 's', ns: this.#namespace, id: sessionId, o: this.#origin }),
+      delta.owner ?? null,
+      ...openTurnOf(events),
     ];
     if (epoch !== undefined) params.push(epoch);
     return params;
@@ -153,8 +165,10 @@ export class SessionWriter {
   #upsertText(): string {
     const sessions = this.#runner.table('sessions');
     return `WITH s AS (
-      INSERT INTO ${sessions} AS t (namespace, id, title, model_id, created_at, updated_at, turn_count, event_count)
-      VALUES ($1, $2, $3, COALESCE($4::text, '""'), $5, $6, $7, $8)
+      INSERT INTO ${sessions} AS t (namespace, id, title, model_id, created_at, updated_at, turn_count, event_count,
+        owner, open_turn_id, open_turn_since)
+      VALUES ($1, $2, $3, COALESCE($4::text, '""'), $5, $6, $7, $8, $14::text,
+        CASE WHEN $15::boolean THEN $16::text END, CASE WHEN $15::boolean THEN $17::text END)
       ON CONFLICT (namespace, id) DO UPDATE SET ${MERGE_SUMMARY}
       RETURNING t.event_count AS last
     ) ${INSERT_EVENTS(this.#runner.table('events'))}`;
@@ -165,7 +179,7 @@ export class SessionWriter {
     // No row means no claim (never claimed, or deleted since): the write is refused.
     return `WITH s AS (
       UPDATE ${sessions} AS t SET ${MERGE_SUMMARY.replace(/EXCLUDED\.(\w+)/g, (_, column: string) => PARAM_OF[column]!)}
-      WHERE t.namespace = $1 AND t.id = $2 AND t.writer_epoch = $14
+      WHERE t.namespace = $1 AND t.id = $2 AND t.writer_epoch = $19
       RETURNING t.event_count AS last
     ) ${INSERT_EVENTS(this.#runner.table('events'))}`;
   }
@@ -179,7 +193,11 @@ const MERGE_SUMMARY = `
   updated_at = CASE WHEN t.event_count = 0 OR EXCLUDED.updated_at > t.updated_at
     THEN EXCLUDED.updated_at ELSE t.updated_at END,
   turn_count = t.turn_count + EXCLUDED.turn_count,
-  event_count = t.event_count + EXCLUDED.event_count`;
+  event_count = t.event_count + EXCLUDED.event_count,
+  owner = COALESCE(t.owner, $14::text),
+  open_turn_id = CASE WHEN $15::boolean THEN $16::text WHEN t.open_turn_id = $18::text THEN NULL ELSE t.open_turn_id END,
+  open_turn_since = CASE WHEN $15::boolean THEN $17::text WHEN t.open_turn_id = $18::text THEN NULL
+    ELSE t.open_turn_since END`;
 
 /** In the fenced `UPDATE` there is no `EXCLUDED` row: the batch's values are the parameters. */
 const PARAM_OF: Record<string, string> = {
@@ -201,6 +219,31 @@ const INSERT_EVENTS = (events: string) => `, e AS (
       RETURNING seq
     ), bell AS (SELECT pg_notify($12, $13) FROM s)
     SELECT (SELECT count(*) FROM e)::integer AS stored, (SELECT count(*) FROM bell)::integer AS rung`;
+
+/**
+ * What a batch does to the session's open turn, as `[started, openId, since, endedId]`: when it
+ * holds a `turn_started`, the open turn is its last one (`openId`, `null` if a `turn_ended` of
+ * it follows); else a `turn_ended` of the stored open turn (`endedId`) closes it.
+ */
+function openTurnOf(events: readonly SessionEvent[]): [boolean, string | null, string | null, string | null] {
+  let started = false;
+  let open: { id: string; since: string } | null = null;
+  let ended: string | null = null;
+  for (const event of events) {
+    const { payload } = event;
+    if (payload.type !== 'metadata') continue;
+    const turnId = stringField(payload.value, 'turnId');
+    if (turnId === undefined) continue;
+    if (payload.key === TURN_STARTED_KEY) {
+      started = true;
+      open = { id: turnId, since: normalizeTimestamp(event.timestamp) };
+    } else if (payload.key === TURN_ENDED_KEY) {
+      if (open?.id === turnId) open = null;
+      else if (!started) ended = turnId;
+    }
+  }
+  return [started, open?.id ?? null, open?.since ?? null, ended];
+}
 
 function lostRace(sessionId: string) {
   return Errors.storage(`postgres: the events of session '${sessionId}' were not stored`);

@@ -20,7 +20,8 @@ export interface SqlResult<R> {
  * - `transaction` runs `work` between `BEGIN` and `COMMIT` on one connection (`ROLLBACK` when
  *   `work` rejects) and hands it a client bound to that connection.
  * - `listen` (optional) subscribes to a `NOTIFY` channel on a connection of its own and returns
- *   the unsubscribe function. Without it, the lock notices a steal at its next renewal and the
+ *   the unsubscribe function. `options.timeoutMs` bounds listening again after that connection
+ *   broke (the storages pass their `queryTimeoutMs`). Without it, the lock notices a steal at its next renewal and the
  *   storages have no `changes`.
  * - `close` (optional) releases what the client itself opened (the listening connection), not
  *   the pool or database the app handed in.
@@ -31,7 +32,11 @@ export interface SqlResult<R> {
 export interface SqlClient {
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>>;
   transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T>;
-  listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  listen?(
+    channel: string,
+    onNotify: (payload: string) => void,
+    options?: { timeoutMs?: number },
+  ): Promise<() => Promise<void>>;
   close?(): Promise<void>;
 }
 

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Agent } from '../agent.js';
+import type { SessionLock } from '../ports/session-lock.js';
 import type { SessionStorage } from '../ports/storage.js';
 import type { SessionEventPayload } from '../types.js';
 import { closeRequested } from '../session.js';
@@ -15,6 +16,8 @@ import { closeRequested } from '../session.js';
 export interface AgentServerPort {
   /** The registered session storage, or `null`. */
   readonly storage: SessionStorage | null;
+  /** The registered session lock, or `null`. */
+  readonly lock: SessionLock | null;
   /** Whether `toolName` is a registered tool marked `mutating`. */
   isMutating(toolName: string): boolean;
   /** Whether `toolName` is a registered tool marked `idempotent`. */
@@ -59,6 +62,7 @@ export function serverPort(agent: Agent): AgentServerPort {
   };
   return {
     storage: services.sessionStorage,
+    lock: services.sessionLock,
     isMutating: (toolName) => services.tools.isMutating(toolName),
     isIdempotent: (toolName) => services.tools.tool(toolName)?.idempotent === true,
     release: () => end(false),

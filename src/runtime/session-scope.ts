@@ -21,6 +21,7 @@ import { storedUsageTotals, usageRecord } from '../persistence/usage-records.js'
 import { messageToEvent, type StoredSessionConfig } from '../persistence/replay.js';
 import type { HookDataMap } from '../ports/plugin.js';
 import type { ModelProvider } from '../ports/model-provider.js';
+import type { LiveLease } from '../ports/session-lock.js';
 import { SessionPrompt, TurnPrompt } from '../prompt/session-prompt.js';
 import {
   ZERO_USAGE,
@@ -54,6 +55,14 @@ export class SessionScope {
   interrupted: LoadedInterruptedTurn | null = null;
   /** Tells the Session machine that another writer took the session over (set once it runs). */
   onLockLost: ((by: 'steal' | 'writer_replaced') => void) | null = null;
+  /**
+   * The session's lease, if it opened under one. One that can tell whether it is still held
+   * (`isLive`) stops tool calls that have not started once it is not; one that records turns
+   * (`markTurn`) is told when a turn begins and ends.
+   */
+  lease: Partial<LiveLease> | null = null;
+  /** Whether this session still holds its lease (`true` when its lease cannot tell). */
+  readonly holding = (): boolean => this.lease?.isLive?.() !== false;
   /** Called after writes of this session were stored (tells the other tabs). */
   onStored: (() => void) | null = null;
   /** The renderable conversation (`session.conversation`). */
@@ -223,6 +232,7 @@ export class SessionScope {
     // A continued turn is the same turn: what it spent before the reload counts in its budget.
     if (continuation !== null && this.interrupted?.turnId === id) this.#turn.spent = this.interrupted.spent;
     this.conversation.turnStarted(id, this.#turn.result);
+    this.lease?.markTurn?.(id);
     return this.#turn;
   }
 
@@ -235,7 +245,10 @@ export class SessionScope {
   /** Closes a turn's side channels after its terminal event. */
   endTurn(id: string): void {
     this.events.closeTurn(id);
-    if (this.#turn?.id === id) this.#turn = null;
+    if (this.#turn?.id === id) {
+      this.#turn = null;
+      this.lease?.markTurn?.(null);
+    }
   }
 
   /**

@@ -298,6 +298,7 @@ export function toolBatchScope(session: SessionScope, turn: TurnRun): ToolBatchS
     tools: toolsOfRequest(session, turn),
     pendingCalls: turn.pendingCalls,
     cancelSignal: turn.toolCancel.signal,
+    mayStart: session.holding,
     emit,
     report,
     append: (message) => session.append(message),

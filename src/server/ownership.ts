@@ -6,11 +6,11 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { SESSION_OWNER_KEY } from '../persistence/metadata-keys.js';
 import type { SessionStorage } from '../ports/storage.js';
 import type { SessionEvent, SessionSummary } from '../types.js';
 
-/** The metadata key of the owner record. */
-export const SESSION_OWNER_KEY = 'session_owner';
+export { SESSION_OWNER_KEY };
 
 const OwnerSchema = /* @__PURE__ */ (() => z.looseObject({ userId: z.string() }))();
 

@@ -9,8 +9,9 @@
  *   closed) is waited for, then the session is opened again.
  * - When another instance holds it, a read gets the stored state and a command takes it over (a
  *   steal: the holder's later writes are fenced out) — except a new turn or a continue while a
- *   turn runs there, `TURN_BUSY`. "A turn runs there" is what the stored history says: a
- *   `turn_started` marker with no `turn_ended` after it.
+ *   turn runs there, `TURN_BUSY`. "A turn runs there" is what the lease says, when the lock
+ *   records turns (PostgreSQL), decided as it is taken; else the stored history (a
+ *   `turn_started` marker with no `turn_ended` after it).
  * - Every held session takes a place in the {@link Room}, reserved before anything is awaited.
  * - Once `shutdown` is called, nothing new opens here (`SERVER_BUSY`); running turns get a while
  *   to end, then are interrupted, and every session is released.
@@ -20,6 +21,7 @@ import type { Agent } from '../agent.js';
 import { AgentError, Errors } from '../errors.js';
 import { findInterruptedTurn } from '../persistence/interrupted-turn.js';
 import { serverPort } from '../runtime/server-port.js';
+import { isTurnAwareLock } from '../ports/session-lock.js';
 import type { SessionConfig } from '../types.js';
 import { HostedSession } from './hosted-session.js';
 import { asAgentError } from './public-error.js';
@@ -215,11 +217,17 @@ export class SessionHost {
         session = await agent.resumeSession(sessionId, { ifLocked: 'reject' });
       } catch (error) {
         if (!AgentError.isInstance(error) || error.code !== 'SESSION_LOCKED' || mode === 'read') throw error;
-        if (mode === 'turn') {
-          const events = (await storage?.loadSession(sessionId)) ?? [];
-          if (findInterruptedTurn(events, () => '') !== null) throw Errors.turnBusy();
+        // A new turn or continue: refused (TURN_BUSY) while the holder runs a turn, never stealing
+        // it. A lock that records turns decides as it is taken; with another, the history tells.
+        const lock = serverPort(agent).lock;
+        if (mode === 'turn' && lock && isTurnAwareLock(lock)) session = await agent._resumeUnlessTurnRuns(sessionId);
+        else {
+          if (mode === 'turn') {
+            const events = (await storage?.loadSession(sessionId)) ?? [];
+            if (findInterruptedTurn(events, () => '') !== null) throw Errors.turnBusy();
+          }
+          session = await agent.resumeSession(sessionId, { ifLocked: 'steal' });
         }
-        session = await agent.resumeSession(sessionId, { ifLocked: 'steal' });
       }
       const hosted = this.#host(agent, session, userId, place);
       await this.#recover(hosted);

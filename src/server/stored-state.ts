@@ -12,6 +12,7 @@ import { itemsFromStoredEvents } from '../conversation/from-stored-events.js';
 import type { ConversationItem } from '../conversation/schema.js';
 import { Errors } from '../errors.js';
 import { loadSessionForResume } from '../persistence/resume.js';
+import { isTurnAwareLock } from '../ports/session-lock.js';
 import { storedUsageTotals } from '../persistence/usage-records.js';
 import { interruptedTurnView } from '../runtime/interrupted-turn.js';
 import { serverPort } from '../runtime/server-port.js';
@@ -33,6 +34,8 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
   const { usage, cost } = storedUsageTotals(loaded.events);
   const interrupted = loaded.interrupted;
   const awaiting = new Set(interrupted?.pendingApprovals.map((approval) => approval.callId));
+  // Running only while a live lease runs it: a turn whose holder is gone shows as interrupted.
+  const running = interrupted !== null && (await turnRunsElsewhere(agent, sessionId, interrupted.turnId));
   const items = itemsFromStoredEvents(loaded.events)
     .snapshot()
     .map((item) =>
@@ -49,7 +52,7 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
           id: `draft-${interrupted!.turnId}`,
           text: partial,
           reasoning: '',
-          status: 'streaming',
+          status: running ? 'streaming' : 'incomplete',
         },
       ]
     : [];
@@ -59,7 +62,11 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
     conversation: {
       items: [...items, ...draft],
       turn: interrupted
-        ? { id: interrupted.turnId, status: awaiting.size > 0 ? 'awaiting_approval' : 'running' }
+        ? awaiting.size > 0
+          ? { id: interrupted.turnId, status: 'awaiting_approval' }
+          : running
+            ? { id: interrupted.turnId, status: 'running' }
+            : null
         : null,
       usage,
       cost,
@@ -67,4 +74,15 @@ export async function storedState(agent: Agent, sessionId: string): Promise<Sess
     },
     interruptedTurn: interrupted ? interruptedTurnView(interrupted, (name) => server.isMutating(name)) : null,
   });
+}
+
+/**
+ * Whether the holder of the session's lease runs `turnId` now (a lock that records no turns
+ * cannot tell: then the stored history is taken at its word).
+ */
+async function turnRunsElsewhere(agent: Agent, sessionId: string, turnId: string): Promise<boolean> {
+  const lock = serverPort(agent).lock;
+  if (!lock || !isTurnAwareLock(lock)) return true;
+  const lease = await lock.peek(sessionId);
+  return lease.live && lease.turnId === turnId;
 }

@@ -84,6 +84,13 @@ export class InMemorySessionStorage implements SessionStorage {
     return stored === undefined ? null : copy(stored.events);
   }
 
+  /** The session's summary, or `null` if there is no such session. */
+  async loadSummary(sessionId: string): Promise<SessionSummary | null> {
+    assertSessionId(sessionId);
+    const stored = this.#sessions.get(sessionId);
+    return stored === undefined ? null : copy(stored.summary);
+  }
+
   /** One page of sessions, newest update first (see `cursor.ts` for the paging guarantee). */
   async listSessions(cursor: string | null, limit: number): Promise<SessionPage> {
     const request = parsePageRequest(cursor, limit);

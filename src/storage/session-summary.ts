@@ -5,7 +5,7 @@
  * @module
  */
 import type { ContentBlock, SessionEvent, SessionSummary } from '../types.js';
-import { SESSION_CONFIG_KEY } from '../persistence/metadata-keys.js';
+import { SESSION_CONFIG_KEY, SESSION_OWNER_KEY } from '../persistence/metadata-keys.js';
 
 /** Longest title, in characters (Unicode code points). */
 export const TITLE_MAX_LENGTH = 80;
@@ -22,6 +22,7 @@ export const TITLE_MAX_LENGTH = 80;
  *   Both are normalized to UTC `toISOString()` form, so comparing them as strings (as an
  *   IndexedDB index does) orders them by instant.
  * - `turnCount`: user messages; `eventCount`: events.
+ * - `owner`: `userId` of the first `session_owner` metadata (`{ userId }`); absent until one.
  */
 export function applyEventToSummary(
   summary: SessionSummary | null,
@@ -48,8 +49,11 @@ export function applyEventToSummary(
     next.turnCount = base.turnCount + 1;
     if (next.title === '') next.title = titleFrom(payload.content);
   } else if (payload.type === 'metadata' && payload.key === SESSION_CONFIG_KEY) {
-    const modelId = modelIdOf(payload.value);
+    const modelId = stringField(payload.value, 'modelId');
     if (modelId !== undefined) next.modelId = modelId;
+  } else if (payload.type === 'metadata' && payload.key === SESSION_OWNER_KEY && base.owner === undefined) {
+    const owner = stringField(payload.value, 'userId');
+    if (owner !== undefined) next.owner = owner;
   }
   return next;
 }
@@ -129,8 +133,8 @@ function collapseWhitespace(text: string): string {
   return text.replace(/\s+/gu, ' ').trim();
 }
 
-function modelIdOf(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || !('modelId' in value)) return undefined;
-  const { modelId } = value;
-  return typeof modelId === 'string' ? modelId : undefined;
+/** `value[key]` when `value` is an object whose `key` is a string (a metadata record's field). */
+export function stringField(value: unknown, key: string): string | undefined {
+  const field = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof field === 'string' ? field : undefined;
 }

@@ -68,6 +68,11 @@ export interface ToolBatchContext {
    * finish (their own signal is not aborted by a cancel).
    */
   cancelSignal: AbortSignal;
+  /**
+   * Asked right before each call starts: `false` (the session's lease ran out) skips it like a
+   * cancel, since another instance may run the session's tools by then.
+   */
+  mayStart?(): boolean;
   /** Receives `tool_call_start` / `tool_call_end`. */
   emit(payload: AgentEventPayload): void;
   /** Receives non-fatal problems, e.g. `HOOK_FAILED` from a tool hook. */
@@ -261,11 +266,12 @@ export class ToolDispatcher {
     }
 
     // 3. Not started yet: a cancel skips it. A mutating call that will run is marked first.
-    if (ctx.cancelSignal.aborted) return skippedResult(call, args);
+    const stopped = () => ctx.cancelSignal.aborted || ctx.mayStart?.() === false;
+    if (stopped()) return skippedResult(call, args);
     const runs = problem === null && denial === undefined && abortReason === null;
     if (runs && tool?.mutating === true && ctx.beforeMutatingCall) {
       await ctx.beforeMutatingCall(call.callId);
-      if (ctx.cancelSignal.aborted) return skippedResult(call, args);
+      if (stopped()) return skippedResult(call, args);
     }
 
     // 4–5. Start and execute.

@@ -53,6 +53,8 @@ export const SessionSummarySchema = /* @__PURE__ */ (() =>
     updatedAt: isoTimestamp(),
     turnCount: nonNegativeInt(),
     eventCount: nonNegativeInt(),
+    /** The user who owns it (from its `session_owner` metadata), when a server recorded one. */
+    owner: z.optional(z.string()),
   }))();
 /** A stored session as listed by a {@link SessionStorage}. */
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;

@@ -118,4 +118,36 @@ describe('two instances on one database', () => {
     });
     expect(texts(await alice!.storage.loadSession('s1'))).toEqual(['alice', 'still alice']);
   });
+
+  it('a claim whose wait timed out never lands later: the server cancelled it with its caller', async () => {
+    const schema = `fencing_${++schemas}`;
+    const { sql } = database.client();
+    const writer = new PostgresSessionStorage({ sql, schema, namespace: 'user-1' });
+    const epoch = await writer.claimWriter('s1');
+    const late = new PostgresSessionStorage({ sql: database.client().sql, schema, namespace: 'user-1', queryTimeoutMs: 400 });
+    await late.loadSession('s1'); // migrated and connected: only the claim waits below
+    // Another transaction holds the session's row: the claim waits behind it past its timeout.
+    const blocker = await database.pool().connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query(`SELECT 1 FROM ${schema}.sessions WHERE id = 's1' FOR UPDATE`);
+      await expect(late.claimWriter('s1')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+      await blocker.query('COMMIT');
+    } finally {
+      blocker.release();
+    }
+    // Once no statement of the late claim is left on the server, the epoch is still the writer's.
+    const admin = database.pool();
+    await expect
+      .poll(async () => {
+        const { rows } = await admin.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%writer_epochs%' AND state <> 'idle'`,
+        );
+        return rows[0].n;
+      })
+      .toBe(0);
+    await writer.saveEvent('s1', note('still the writer'), { writerEpoch: epoch });
+    expect(texts(await writer.loadSession('s1'))).toEqual(['still the writer']);
+  });
 });

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SessionChange } from '../../src/index.js';
-import { PostgresSessionLock, type PostgresSessionLockOptions } from '../../src/postgres.js';
+import { PostgresSessionLock, type PostgresSessionLockOptions, type SqlClient } from '../../src/postgres.js';
+import { deferred } from '../support/waits.js';
 import { expectAgentError } from '../support/errors.js';
 import { crashable } from './support/crashable.js';
 import { useDatabase } from './support/server.js';
@@ -131,5 +132,33 @@ describe('PostgresSessionLock', () => {
     await expectAgentError(a!.lock.acquire('s1', 'sometimes' as 'wait'), 'INVALID_INPUT');
     await expectAgentError(a!.lock.acquire('bad\u0000id', 'steal'), 'INVALID_INPUT');
     expect(() => new PostgresSessionLock({ sql: database.client().sql, leaseMs: -1 })).toThrow(/leaseMs/);
+  });
+
+  it('a steal made while the lock is being taken (before its holder listens) is heard at once', async () => {
+    const schema = `lock_${++schemas}`;
+    const inner = database.client().sql;
+    const listenGate = deferred();
+    const slowListen: SqlClient = {
+      query: (text, params) => inner.query(text, params),
+      transaction: (work) => inner.transaction(work),
+      // The listening connection takes its time: the take lands before anyone listens.
+      listen: async (channel, onNotify) => {
+        await listenGate.promise;
+        return inner.listen!(channel, onNotify);
+      },
+    };
+    const a = new PostgresSessionLock({ sql: slowListen, schema, leaseMs: 60_000, holderId: 'A' });
+    const b = new PostgresSessionLock({ sql: database.client().sql, schema, leaseMs: 60_000 });
+    const taking = a.acquire('s1', 'ifAvailable');
+    const pool = database.pool();
+    await expect
+      .poll(async () => (await pool.query(`SELECT holder FROM ${schema}.locks`).catch(() => ({ rows: [] }))).rows[0]?.holder)
+      .toBe('A');
+    const stolen = (await b.acquire('s1', 'steal'))!;
+    listenGate.resolve();
+    const lease = (await taking)!;
+    // Renewals (every 20 s) cannot be what tells A: the take itself finds out.
+    await lease.lost;
+    stolen.release();
   });
 });

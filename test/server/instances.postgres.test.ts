@@ -75,10 +75,13 @@ describe('two instances, one database', () => {
     const session = await remoteFor(a.server.url, 'alice').newSession();
     const turn = await session.sendMessage('hang 1');
     await eventOf(turn, 'text_delta');
-    // "A turn runs there" is what the stored history says: once its user message is stored.
-    await eventually(async () =>
-      userTexts(await storedRows(observer, schema, session.id)).includes('hang 1'),
-    );
+    // "A turn runs there" is what the lease says: its holder records the turn it runs.
+    await eventually(async () => {
+      const { rows } = await observer.query(`SELECT turn_id FROM "${schema}".locks WHERE session_id = $1`, [
+        session.id,
+      ]);
+      return typeof rows[0]?.turn_id === 'string';
+    });
     for (const [path, body] of [
       ['turns', { input: 'say 2' }],
       ['continue', {}],
@@ -215,7 +218,8 @@ describe('two instances, one database', () => {
       userTexts(await storedRows(observer, schema, session.id)).includes('hang 3'),
     );
     await a.crash();
-    // Its lease still runs: a new turn is refused, and nothing is recovered yet.
+    // Its lease still runs, and records the turn it ran: a new turn is refused, and nothing is
+    // recovered yet.
     const busy = await post(b.server, `/sessions/${session.id}/turns`, { input: 'say 4' });
     expect([busy.status, await codeOf(busy)]).toEqual([409, 'TURN_BUSY']);
     expect(recoveryRows(await storedRows(observer, schema, session.id))).toEqual([]);

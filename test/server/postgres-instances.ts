@@ -12,6 +12,7 @@ import type { Message, ModelProvider, SessionEvent, ToolHandler } from '../../sr
 import { PostgresSessionLock, PostgresSessionStorage } from '../../src/postgres.js';
 import type pg from 'pg';
 import type { TestDatabase } from '../postgres/support/server.js';
+import type { AgentHandlerOptions } from '../../src/server.js';
 import { startHandler, type RunningServer, type StorageWorld } from './support.js';
 
 /** One instance: a pool, a lock, a handler. */
@@ -32,6 +33,8 @@ export interface InstanceOptions {
   provider: ModelProvider;
   tools: ToolHandler[];
   leaseMs?: number;
+  /** More options of the instance's handler. */
+  handler?: Partial<AgentHandlerOptions>;
 }
 
 /** Starts instance `name` (its pool's connections carry `application_name` = `<schema>-<name>`). */
@@ -49,7 +52,7 @@ export async function startInstance(name: string, options: InstanceOptions): Pro
     },
   };
   const lock = new PostgresSessionLock({ sql, schema, holderId: name, leaseMs: options.leaseMs ?? 10_000 });
-  const server = await startHandler({ provider: options.provider, world, lock, tools: options.tools });
+  const server = await startHandler({ provider: options.provider, world, lock, tools: options.tools }, options.handler);
   return {
     name,
     lock,

@@ -713,4 +713,21 @@ describe('ToolDispatcher: cancellation', () => {
     expect(log).toEqual(['start:a', 'end:a']);
     expect(events.filter((e) => 'callId' in e && e.callId === '2')).toEqual([]);
   });
+  it('skips a mutating call whose session lease ran out while its start was being stored', async () => {
+    const log: string[] = [];
+    let live = true;
+    const { ctx, events } = recordingContext();
+    ctx.mayStart = () => live;
+    // The lease runs out while the `tool_started` marker is stored (a database that hangs).
+    ctx.beforeMutatingCall = async () => {
+      live = false;
+    };
+    const results = await dispatcher([loggingTool('pay', log, { mutating: true })]).runBatch(
+      [call('1', 'pay', { id: 'a' }), call('2', 'pay', { id: 'b' })],
+      ctx,
+    );
+    expect(results.map((r) => r.skipped)).toEqual([true, true]);
+    expect(log).toEqual([]);
+    expect(events.some((e) => e.type === 'tool_call_start')).toBe(false);
+  });
 });

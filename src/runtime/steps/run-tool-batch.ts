@@ -20,6 +20,8 @@ export interface ToolBatchScope {
   pendingCalls: ReadonlyMap<string, ToolCallRequest>;
   /** Aborted when the turn is cancelled during the batch: calls not started are skipped. */
   cancelSignal: AbortSignal;
+  /** `false` once the session's lease ran out: calls not started are skipped. */
+  mayStart?(): boolean;
   emit(payload: AgentEventPayload): void;
   report(error: AgentError): void;
   append(message: Message): void;
@@ -45,6 +47,7 @@ export async function runToolBatch(scope: ToolBatchScope, input: ToolBatchInput)
     sessionId: input.sessionId,
     turnId: input.turnId,
     cancelSignal: scope.cancelSignal,
+    ...(scope.mayStart && { mayStart: scope.mayStart }),
     emit: scope.emit,
     reportError: scope.report,
     denied,

@@ -166,6 +166,15 @@ export class IndexedDbSessionStorage implements SessionStorage {
     });
   }
 
+  /** The session's summary, or `null` if there is no such session (its events are not read). */
+  async loadSummary(sessionId: string): Promise<SessionSummary | null> {
+    const id = parseInput(SessionIdSchema, sessionId, 'sessionId');
+    return this.#read('loading a summary', ['sessions'], async (tx) => {
+      const record: unknown = await tx.objectStore('sessions').get(id);
+      return record === undefined ? null : (this.#summary(record, id) ?? null);
+    });
+  }
+
   /** One page of sessions, newest update first; pass the page's `nextCursor` to continue. */
   async listSessions(cursor: string | null, limit: number): Promise<SessionPage> {
     const { after, limit: max } = parsePageRequest(cursor, limit);

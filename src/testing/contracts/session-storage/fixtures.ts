@@ -42,6 +42,10 @@ export const event = {
     timestamp: at(seconds),
     payload: { type: 'system_message', content },
   }),
+  owner: (seconds: number, userId: string): SessionEvent => ({
+    timestamp: at(seconds),
+    payload: { type: 'metadata', key: 'session_owner', value: { userId } },
+  }),
   config: (seconds: number, modelId: string): SessionEvent => ({
     timestamp: at(seconds),
     payload: { type: 'metadata', key: 'session_config', value: { modelId } },

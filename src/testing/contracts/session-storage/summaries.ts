@@ -91,4 +91,44 @@ export const summariesCases: ContractCase<SessionStorage>[] = [
       check.equal(summary.updatedAt, '2024-03-01T09:30:00.000Z', 'updatedAt');
     },
   },
+  {
+    name: 'summary: owner from the first session_owner metadata, absent until one',
+    async run(storage) {
+      await storage.saveEvent('s1', event.user(0, 'hi'));
+      check.equal('owner' in (await summaryOf(storage, 's1')), false, 'owner before any record');
+      await storage.saveEvent('s1', event.owner(1, 'user-1'));
+      await storage.saveEvent('s1', event.owner(2, 'user-2'));
+      check.equal((await summaryOf(storage, 's1')).owner, 'user-1', 'owner (the first record wins)');
+      await storage.saveEvent('s2', event.owner(3, 'user-2'));
+      check.equal((await summaryOf(storage, 's2')).owner, 'user-2', 'owner of s2');
+    },
+  },
+  {
+    name: 'loadSummary (when the storage has it): what listSessions lists, owner included; null when unknown',
+    async run(storage) {
+      if (typeof storage.loadSummary !== 'function') return;
+      check.equal(await storage.loadSummary('nope'), null, 'unknown session');
+      await storage.saveEvent('s1', event.owner(0, 'user-1'));
+      await storage.saveEvent('s1', event.config(1, 'gpt-test'));
+      await storage.saveEvent('s1', event.user(2, 'Plan the trip'));
+      await storage.saveEvent('s2', event.user(3, 'other'));
+      check.deepEqual(await storage.loadSummary('s1'), await summaryOf(storage, 's1'), 'summary of s1');
+      check.deepEqual(
+        await storage.loadSummary('s1'),
+        {
+          id: 's1',
+          title: 'Plan the trip',
+          modelId: 'gpt-test',
+          createdAt: at(0),
+          updatedAt: at(2),
+          turnCount: 1,
+          eventCount: 3,
+          owner: 'user-1',
+        },
+        'loaded summary',
+      );
+      await storage.deleteSession('s1');
+      check.equal(await storage.loadSummary('s1'), null, 'deleted session');
+    },
+  },
 ];
