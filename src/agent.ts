@@ -148,12 +148,16 @@ export class Agent {
    * Opens a new session. Rejects `SESSION_BUSY` while another session (or its still-running
    * turn) is alive, `MODEL_NOT_SUPPORTED` for an unknown model, `INVALID_INPUT` for bad config.
    */
-  async newSession(config: SessionConfig = {}): Promise<Session> {
+  newSession(config: SessionConfig = {}): Promise<Session> {
+    return this._newSession(config, generateId());
+  }
+
+  /** @internal A new session with a given id (the server's `/chat` routes: the chat id is the session's). */
+  async _newSession(config: SessionConfig, id: string): Promise<Session> {
     const parsed = parseInput(SessionConfigSchema, config, 'sessionConfig');
     this.#assertSlotFree();
     const modelId = parsed.modelId ?? this.#services.config.defaultModel;
     const { provider, model } = this.#resolveModel(modelId);
-    const id = generateId();
     const writer = this.#claims() ? await this.#claim(id, 'ifAvailable') : NO_WRITER;
     try {
       this.#assertSlotFree();

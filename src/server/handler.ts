@@ -27,6 +27,7 @@ import { SessionHost } from './session-host.js';
 import { followStored, joinStored } from './stored-follow.js';
 import { storedState } from './stored-state.js';
 import { TurnAdmission } from './turn-admission.js';
+import { answerChat } from './ui-message/chat-routes.js';
 
 /** The id of a state read from storage: no copy's position, so the next stream starts with a state too. */
 const STORED_POSITION = 'stored.0';
@@ -212,6 +213,12 @@ async function answer(
       await hosted.hold(() => decide(hosted, route.turnId, route.callId, body));
       return empty(204);
     }
+    case 'chat':
+    case 'chatStream':
+    case 'chatMessages':
+    case 'chatCancel':
+      if (!options.uiMessageStream) throw new NoRoute(request.method, new URL(request.url).pathname);
+      return answerChat(route, request, userId, host, options);
     case 'modelProxy':
       // Only with `modelProxy` set; without it the path is an unknown route like any other.
       if (!options.modelProxy) throw new NoRoute(request.method, new URL(request.url).pathname);
@@ -267,7 +274,10 @@ async function storageCall<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (AgentError.isInstance(error)) throw error;
     // The driver's words, for `onError`: a client reads the fixed sentence.
-    throw Errors.storage(`the session storage failed: ${error instanceof Error ? error.message : String(error)}`, error);
+    throw Errors.storage(
+      `the session storage failed: ${error instanceof Error ? error.message : String(error)}`,
+      error,
+    );
   }
 }
 

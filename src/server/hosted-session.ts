@@ -49,6 +49,9 @@ export class HostedSession {
   /** The history as the frames sent so far make it (references to the session's messages). */
   #sentMessages: readonly Message[];
   #flushQueued = false;
+  /** The events of the latest turn, for streams that map a turn afresh from its start (`/chat`). */
+  #turnEvents: AgentEvent[] = [];
+  readonly #eventListeners = new Set<(event: AgentEvent | null) => void>();
   #lastTurn: LastTurn | null = null;
   #streams = 0;
   #commands = 0;
@@ -83,7 +86,11 @@ export class HostedSession {
       },
       complete: () => this.#stopped(),
     });
-    session.events.subscribe((event) => this.#onEvent(this.#redactor.event(event)));
+    session.events.subscribe((event) => {
+      const safe = this.#redactor.event(event);
+      this.#onEvent(safe);
+      this.#recordTurnEvent(safe);
+    });
     this.#touch();
   }
 
@@ -144,6 +151,27 @@ export class HostedSession {
       return;
     }
     this.log.push('event', patch === null ? { event } : { event, patch });
+  }
+
+  #recordTurnEvent(event: AgentEvent): void {
+    if (event.turnId === null) return;
+    if (this.#turnEvents[0]?.turnId !== event.turnId) this.#turnEvents = [];
+    this.#turnEvents.push(event);
+    for (const listener of [...this.#eventListeners]) listener(event);
+  }
+
+  /**
+   * The events of `turnId` so far (empty unless it is the latest turn), then each as it comes;
+   * `null` once the session ends here. Returns the way to stop listening.
+   */
+  followTurn(turnId: string, listener: (event: AgentEvent | null) => void): () => void {
+    for (const event of this.#turnEvents[0]?.turnId === turnId ? [...this.#turnEvents] : []) listener(event);
+    if (this.#ended) {
+      listener(null);
+      return () => {};
+    }
+    this.#eventListeners.add(listener);
+    return () => this.#eventListeners.delete(listener);
   }
 
   /** A change no event made goes out as a `patch` frame. */
@@ -298,6 +326,8 @@ export class HostedSession {
     await this.agent.shutdown();
     this.#ended = true;
     this.log.end();
+    for (const listener of [...this.#eventListeners]) listener(null);
+    this.#eventListeners.clear();
     this.options.onEnded();
   }
 
@@ -328,6 +358,8 @@ export class HostedSession {
   /** The session stopped (its conversation completed): its streams end. */
   #stopped(): void {
     this.log.end();
+    for (const listener of [...this.#eventListeners]) listener(null);
+    this.#eventListeners.clear();
     // A session that ended by itself (taken over by another instance) frees its agent too.
     this.#ending ??= this.#leave(async () => {});
   }

@@ -115,6 +115,11 @@ export interface AgentHandlerOptions {
   maxStreamBufferBytes?: number;
   /** The most turns (and continues) running at once on this instance; beyond it, 503 `SERVER_BUSY` with `Retry-After`. Default 256. */
   maxRunningTurns?: number;
+  /**
+   * The `/chat` routes, for the AI SDK's `useChat` (its UI message stream). Default `true`;
+   * `false`: they are unknown routes (404).
+   */
+  uiMessageStream?: boolean;
 }
 
 const isFunction = (value: unknown) => typeof value === 'function';
@@ -140,12 +145,15 @@ const OptionsSchema = /* @__PURE__ */ (() =>
       ]),
     ),
     modelProxy: z.optional(ModelProxyOptionsSchema),
-    onError: z.optional(z.custom<NonNullable<AgentHandlerOptions['onError']>>(isFunction, 'must be a function')),
+    onError: z.optional(
+      z.custom<NonNullable<AgentHandlerOptions['onError']>>(isFunction, 'must be a function'),
+    ),
     sessionConfig: z.optional(
       z.custom<NonNullable<AgentHandlerOptions['sessionConfig']>>(isFunction, 'must be a function'),
     ),
     maxStreamBufferBytes: z.optional(z.number().check(z.int(), z.positive())),
     maxRunningTurns: z.optional(z.number().check(z.int(), z.positive())),
+    uiMessageStream: z.optional(z.boolean()),
   }))();
 
 /** The options with their defaults. */
@@ -165,6 +173,7 @@ export interface ResolvedHandlerOptions {
   sessionConfig: AgentHandlerOptions['sessionConfig'] | null;
   maxStreamBufferBytes: number;
   maxRunningTurns: number;
+  uiMessageStream: boolean;
 }
 
 /** Checks the options (`INVALID_INPUT`) and fills in the defaults. */
@@ -191,6 +200,7 @@ export function resolveHandlerOptions(options: AgentHandlerOptions): ResolvedHan
     maxRunningTurns: parsed.maxRunningTurns ?? 256,
     reportError: safeReporter(parsed.onError),
     sessionConfig: parsed.sessionConfig ?? null,
+    uiMessageStream: parsed.uiMessageStream ?? true,
   };
 }
 

@@ -47,6 +47,11 @@ export class OwnerCache {
     this.#owners.set(sessionId, userId);
   }
 
+  /** The owner seen here of a session, if any. */
+  ownerOf(sessionId: string): string | undefined {
+    return this.#owners.get(sessionId);
+  }
+
   /** Forgets a session. */
   delete(sessionId: string): void {
     this.#owners.delete(sessionId);

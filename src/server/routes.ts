@@ -4,8 +4,11 @@
  * @module
  */
 
+import { matchChatRoute, type ChatRoute } from './ui-message/chat-routes.js';
+
 /** A matched route. */
 export type Route =
+  | ChatRoute
   | { name: 'create' }
   | { name: 'list' }
   | { name: 'get'; id: string }
@@ -35,6 +38,7 @@ export function matchRoute(method: string, path: string): Route | null {
   const [first, id, action, turnId, sub, callId] = decoded;
   if (first === 'v1' && id === 'chat' && action === 'completions' && decoded.length === 3)
     return method === 'POST' ? { name: 'modelProxy' } : null;
+  if (first === 'chat') return matchChatRoute(method, decoded);
   if (first !== 'sessions') return null;
   if (decoded.length === 1) {
     if (method === 'POST') return { name: 'create' };

@@ -81,14 +81,15 @@ export class SessionHost {
     }
   }
 
-  /** Creates a session for `userId`. */
-  async create(userId: string, config: SessionConfig | undefined): Promise<HostedSession> {
+  /** Creates a session for `userId` (with the id `id` when given: a `/chat` id). */
+  async create(userId: string, config: SessionConfig | undefined, id?: string): Promise<HostedSession> {
     this.#assertOpen();
     const place = this.room.reserve(userId);
     let agent: Agent | null = null;
     try {
       agent = await this.#agent(userId);
-      const session = await agent.newSession(config);
+      const session =
+        id === undefined ? await agent.newSession(config) : await agent._newSession(config ?? {}, id);
       this.owners.set(session.id, userId);
       await serverPort(agent).storage?.saveEvent(session.id, ownerEvent(userId));
       return this.#host(agent, session, userId, place);

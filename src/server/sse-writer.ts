@@ -52,6 +52,8 @@ export interface SseWriterOptions {
   signal: AbortSignal;
   /** Called once when the stream closes. */
   onClose?: (reason: SseCloseReason) => void;
+  /** Headers to answer with instead of the event stream's own (a protocol of another client). */
+  headers?: Record<string, string>;
 }
 
 const PING = /* @__PURE__ */ new TextEncoder().encode(': ping\n\n');
@@ -95,7 +97,7 @@ export class SseWriter {
     );
     this.response = new Response(body, {
       status: 200,
-      headers: { ...SSE_HEADERS, [HEARTBEAT_HEADER]: String(heartbeatMs) },
+      headers: { ...(options.headers ?? SSE_HEADERS), [HEARTBEAT_HEADER]: String(heartbeatMs) },
     });
     this.#heartbeat = setInterval(() => {
       if (this.#queued === 0 && !this.#writing) this.write(PING);

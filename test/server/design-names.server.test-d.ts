@@ -38,6 +38,7 @@ describe('youyou-agent/server', () => {
         models: ['m'],
         maxOutputTokens: 1000,
       },
+      uiMessageStream: true,
     });
     expectTypeOf(handler).toEqualTypeOf<AgentHandler>();
     expectTypeOf(handler).toBeCallableWith(new Request('https://app.example/agent/sessions'));
