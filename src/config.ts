@@ -6,13 +6,14 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from './vocabulary/integer.js';
 import type { InspectionEvent, Observer } from 'xstate';
 import { BudgetConfigSchema, type BudgetConfig } from './budget/budget-config.js';
 import type { Clock } from './clock.js';
 import type { ApprovalQuery } from './ports/tool-handler.js';
 
-const positiveInt = () => z.number().check(z.int(), z.minimum(1));
-const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
+const positiveInt = () => integer().check(z.minimum(1));
+const nonNegativeInt = () => integer().check(z.minimum(0));
 
 /** Key-value lines rendered into the prompt as `<environment_context>`. */
 export type EnvironmentContext = Record<string, string>;

@@ -672,3 +672,24 @@ describe('parsed values', () => {
     expect(Object.keys(parsed).sort()).toEqual(['inputTokens', 'outputTokens', 'totalTokens']);
   });
 });
+
+describe('integers and URLs at the boundaries', () => {
+  it('a count takes safe integers only, and says so', async () => {
+    const { integer } = await import('../src/vocabulary/integer.js');
+    const { parseInput } = await import('../src/validate.js');
+    const count = integer().check(z.minimum(0));
+    expect(parseInput(count, 3, 'n')).toBe(3);
+    for (const bad of [1.5, 2 ** 53, -1, Number.NaN, '3']) {
+      expect(() => parseInput(count, bad, 'n')).toThrow(/^invalid n: n: (expected an integer|must be ≥ 0|expected number)$/);
+    }
+    expect(() => parseInput(count, 1.5, 'n')).toThrow('invalid n: n: expected an integer');
+  });
+
+  it('an OpenAI baseURL must parse as a URL', async () => {
+    const { OpenAIProviderConfigSchema } = await import('../src/providers/openai/config.js');
+    const config = (baseURL: string) => ({ baseURL, models: ['m'] });
+    expect(z.safeParse(OpenAIProviderConfigSchema, config('http://127.0.0.1:11434/v1')).success).toBe(true);
+    expect(z.safeParse(OpenAIProviderConfigSchema, config('not a url')).success).toBe(false);
+    expect(z.safeParse(OpenAIProviderConfigSchema, config('')).success).toBe(false);
+  });
+});

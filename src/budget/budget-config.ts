@@ -5,10 +5,11 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import { stricter, type BudgetLimits } from './plan-request.js';
 
 const usd = () => z.number().check(z.minimum(0));
-const tokens = () => z.number().check(z.int(), z.minimum(1));
+const tokens = () => integer().check(z.minimum(1));
 
 /** Schema of {@link BudgetConfig}. */
 export const BudgetConfigSchema = /* @__PURE__ */ (() =>

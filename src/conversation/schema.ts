@@ -7,6 +7,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import { ContentBlockSchema, TokenUsageSchema, ToolOutputSchema } from '../types.js';
 
 /** Schema of {@link ConversationItem}. */
@@ -60,11 +61,11 @@ export const ConversationSchema = /* @__PURE__ */ (() =>
     cost: z.nullable(z.number()),
     context: z.strictObject({
       /** Estimated tokens of the next request's context. */
-      estimatedTokens: z.number().check(z.int(), z.minimum(0)),
+      estimatedTokens: integer().check(z.minimum(0)),
       /** The model's window (`ModelInfo.contextWindow`). */
-      contextWindow: z.number().check(z.int(), z.minimum(1)),
+      contextWindow: integer().check(z.minimum(1)),
       /** The estimate above which the context is compacted (the window when compaction is off). */
-      compactAt: z.number().check(z.int(), z.minimum(0)),
+      compactAt: integer().check(z.minimum(0)),
     }),
   }))();
 /**

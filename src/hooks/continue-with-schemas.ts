@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import type { $ZodType } from 'zod/v4/core';
 import { ChatRequestSchema, ToolOutputSchema } from '../types.js';
 import type { HookEvent } from '../types.js';
@@ -30,6 +31,6 @@ export const CONTINUE_WITH_SCHEMAS: Partial<Record<HookEvent, $ZodType>> = {
   }),
   pre_request: z.object({
     request: ChatRequestSchema,
-    attempt: z.number().check(z.int(), z.minimum(1)),
+    attempt: integer().check(z.minimum(1)),
   }),
 };

@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import { parseInput } from '../validate.js';
 import { SchemaNameSchema } from './migrations.js';
 import { PostgresRunner } from './options.js';
@@ -28,7 +29,7 @@ const QUERY_TIMEOUT_MS = 30_000;
 
 const OptionsSchema = z.strictObject({
   schema: z.optional(SchemaNameSchema),
-  limit: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(10_000))),
+  limit: z.optional(integer().check(z.minimum(1), z.maximum(10_000))),
 });
 
 const RowSchema = z.object({

@@ -9,6 +9,7 @@ import { Errors } from '../errors.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
 import { parseInput } from '../validate.js';
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import type { SqlClient } from './sql-client.js';
 
 /**
@@ -121,7 +122,7 @@ export async function migratePostgres(
   const { schema = 'youyou', queryTimeoutMs = 30_000 } = parseInput(
     z.strictObject({
       schema: z.optional(SchemaNameSchema),
-      queryTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
+      queryTimeoutMs: z.optional(integer().check(z.positive())),
     }),
     options,
     'options',

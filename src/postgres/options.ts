@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import { AgentError, describeError, Errors } from '../errors.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
 import { parseInput } from '../validate.js';
@@ -39,7 +40,7 @@ const OptionsSchema = z.strictObject({
   ),
   schema: z.optional(SchemaNameSchema),
   migrate: z.optional(z.boolean()),
-  queryTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
+  queryTimeoutMs: z.optional(integer().check(z.positive())),
 });
 
 /** The options, validated (`INVALID_INPUT`), with their defaults. */

@@ -5,6 +5,7 @@
  */
 import type { Observable, Subscription } from 'rxjs';
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import { generateId } from '../ids.js';
 import type { LockLease, LockMode, TurnAwareLock } from '../ports/session-lock.js';
 import type { SessionChange } from '../sync/session-change-feed.js';
@@ -34,7 +35,7 @@ const SignalSchema = z.optional(
   z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'must be an AbortSignal'),
 );
 const LockOptionsSchema = z.object({
-  leaseMs: z.optional(z.number().check(z.int(), z.minimum(30), z.maximum(86_400_000))),
+  leaseMs: z.optional(integer().check(z.minimum(30), z.maximum(86_400_000))),
   holderId: z.optional(storableKey('holderId', { allowEmpty: false, max: 256 })),
 });
 /** Longest pause between two tries of a `'wait'` (a release rings sooner, with `listen`). */

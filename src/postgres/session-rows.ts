@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import { Errors } from '../errors.js';
 import type { SessionDraft } from '../ports/storage.js';
 import { SessionEventSchema, type SessionEvent, type SessionSummary } from '../types.js';
@@ -25,7 +26,7 @@ export interface SummaryRow {
   owner: unknown;
 }
 
-const Count = z.number().check(z.int(), z.minimum(0));
+const Count = integer().check(z.minimum(0));
 const SummarySchema = z.object({
   id: z.string(),
   title: z.string(),

@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 
 /** `POST /sessions`. */
 export const CreateBody = /* @__PURE__ */ (() => z.strictObject({ config: z.optional(z.unknown()) }))();
@@ -18,7 +19,7 @@ export const TurnBody = /* @__PURE__ */ (() =>
         output: z.optional(
           z.strictObject({
             name: z.string().check(z.minLength(1)),
-            maxRepairs: z.optional(z.number().check(z.int(), z.minimum(0))),
+            maxRepairs: z.optional(integer().check(z.minimum(0))),
           }),
         ),
         budget: z.optional(z.unknown()),

@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import { AgentError, Errors } from '../errors.js';
 import type { SessionSummary } from '../types.js';
 import { parseInput } from '../validate.js';
@@ -82,7 +83,7 @@ export function createAgentHandler(options: AgentHandlerOptions): AgentHandler {
 const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 
 const CloseOptions = /* @__PURE__ */ (() =>
-  z.strictObject({ timeoutMs: z.optional(z.number().check(z.int(), z.minimum(0))) }))();
+  z.strictObject({ timeoutMs: z.optional(integer().check(z.minimum(0))) }))();
 
 /**
  * The agent's HTTP handler: a web-standard `(request) => Promise<Response>` (mount it with

@@ -6,13 +6,14 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import { formatIssues } from '../errors.js';
 import type { ProxyRefusal } from './model-proxy-errors.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody } from './read-body.js';
 
 /** A Chat Completions request: the fields the proxy reads; the rest passes through unchecked. */
 const ChatCompletionsBodySchema = /* @__PURE__ */ (() => {
-  const tokenLimit = z.optional(z.nullable(z.number().check(z.int(), z.minimum(0))));
+  const tokenLimit = z.optional(z.nullable(integer().check(z.minimum(0))));
   return z.looseObject({
     model: z.string().check(z.minLength(1)),
     messages: z.array(z.unknown()),

@@ -6,6 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import { systemClock } from '../clock.js';
 import { AgentError, formatIssues } from '../errors.js';
 import { readChatBody } from './model-proxy-body.js';
@@ -40,8 +41,8 @@ export const ModelProxyOptionsSchema = /* @__PURE__ */ (() =>
     upstream: z.url({ protocol: /^https?$/ }),
     apiKey: z.string().check(z.minLength(1)),
     models: z.optional(z.readonly(z.array(z.string()))),
-    maxOutputTokens: z.optional(z.number().check(z.int(), z.positive())),
-    upstreamTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
+    maxOutputTokens: z.optional(integer().check(z.positive())),
+    upstreamTimeoutMs: z.optional(integer().check(z.positive())),
   }))();
 
 /** Default of {@link ModelProxyOptions.upstreamTimeoutMs}. */

@@ -3,6 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import type { ZodMiniType } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import type { Agent } from '../agent.js';
@@ -131,16 +132,16 @@ const OptionsSchema = /* @__PURE__ */ (() =>
     authorize: z.custom<AgentHandlerOptions['authorize']>(isFunction, 'must be a function'),
     outputs: z.optional(z.record(z.string(), z.custom<$ZodType>(isSchema, 'must be a zod schema'))),
     basePath: z.optional(z.string().check(z.regex(/^(\/[A-Za-z0-9._~-]+)*$/))),
-    idleTimeoutMs: z.optional(z.number().check(z.int(), z.positive())),
-    maxOpenSessions: z.optional(z.number().check(z.int(), z.positive())),
-    maxOpenSessionsPerUser: z.optional(z.number().check(z.int(), z.positive())),
+    idleTimeoutMs: z.optional(integer().check(z.positive())),
+    maxOpenSessions: z.optional(integer().check(z.positive())),
+    maxOpenSessionsPerUser: z.optional(integer().check(z.positive())),
     recovery: z.optional(
       z.union([
         z.literal(false),
         z.strictObject({
           find: z.optional(z.custom<NonNullable<RecoveryOptions['find']>>(isFunction, 'must be a function')),
-          sweepIntervalMs: z.optional(z.number().check(z.int(), z.positive())),
-          maxAttempts: z.optional(z.number().check(z.int(), z.positive())),
+          sweepIntervalMs: z.optional(integer().check(z.positive())),
+          maxAttempts: z.optional(integer().check(z.positive())),
         }),
       ]),
     ),
@@ -151,8 +152,8 @@ const OptionsSchema = /* @__PURE__ */ (() =>
     sessionConfig: z.optional(
       z.custom<NonNullable<AgentHandlerOptions['sessionConfig']>>(isFunction, 'must be a function'),
     ),
-    maxStreamBufferBytes: z.optional(z.number().check(z.int(), z.positive())),
-    maxRunningTurns: z.optional(z.number().check(z.int(), z.positive())),
+    maxStreamBufferBytes: z.optional(integer().check(z.positive())),
+    maxRunningTurns: z.optional(integer().check(z.positive())),
     uiMessageStream: z.optional(z.boolean()),
   }))();
 

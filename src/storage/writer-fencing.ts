@@ -7,13 +7,14 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../vocabulary/integer.js';
 import type { AgentError } from '../errors.js';
 import * as Errors from '../error-constructors.js';
 import type { SaveEventOptions, SessionDraft } from '../ports/storage.js';
 import { parseInput } from '../validate.js';
 import { isoTimestamp } from '../iso-timestamp.js';
 
-const EpochSchema = z.number().check(z.int(), z.minimum(0));
+const EpochSchema = integer().check(z.minimum(0));
 
 /** A stored epoch or epoch counter (validated when read back). */
 export const StoredEpochSchema = EpochSchema;

@@ -6,6 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from './integer.js';
 import { isoTimestamp } from '../iso-timestamp.js';
 import { AgentErrorDataSchema } from './error-codes.js';
 import { ToolOutputSchema } from './tools.js';
@@ -48,7 +49,7 @@ export const AgentEventPayloadSchema = /* @__PURE__ */ (() =>
     z.strictObject({
       type: z.literal('retry_scheduled'),
       /** The attempt that failed (1 for the first), as in `on_retry`. */
-      attempt: z.number().check(z.int(), z.minimum(1)),
+      attempt: integer().check(z.minimum(1)),
       /** The wait before the next attempt, in ms. */
       delayMs: z.number().check(z.minimum(0)),
       error: AgentErrorDataSchema,
@@ -60,7 +61,7 @@ export const AgentEventPayloadSchema = /* @__PURE__ */ (() =>
     z.strictObject({
       type: z.literal('turn_resumed'),
       reason: z.enum(['awaiting_approval', 'awaiting_model', 'tools_unfinished']),
-      recovery: z.optional(z.strictObject({ attempt: z.number().check(z.int(), z.minimum(1)) })),
+      recovery: z.optional(z.strictObject({ attempt: integer().check(z.minimum(1)) })),
     }),
     z.strictObject({
       type: z.literal('approval_requested'),
@@ -90,7 +91,7 @@ export const AgentEventSchema = /* @__PURE__ */ (() =>
     turnId: z.nullable(z.string()),
     timestamp: isoTimestamp(),
     /** Starts at 1 for each `Session` object; +1 per event, across turns. */
-    sequence: z.number().check(z.int(), z.minimum(1)),
+    sequence: integer().check(z.minimum(1)),
     payload: AgentEventPayloadSchema,
   }))();
 /** One event on a session's stream. */

@@ -6,6 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from './integer.js';
 
 /** Schema of {@link ModelPricing}. */
 export const ModelPricingSchema = /* @__PURE__ */ (() =>
@@ -22,7 +23,7 @@ export const ModelInfoSchema = /* @__PURE__ */ (() =>
   z.strictObject({
     id: z.string().check(z.minLength(1)),
     displayName: z.string(),
-    contextWindow: z.number().check(z.int(), z.minimum(1)),
+    contextWindow: integer().check(z.minimum(1)),
     capabilities: z.strictObject({
       toolUse: z.boolean(),
       vision: z.boolean(),

@@ -6,6 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from './integer.js';
 import { MessageSchema, ProviderItemsSchema, type Message } from './messages.js';
 import { ToolSpecSchema, type ToolSpec } from './tools.js';
 import { nonNegativeInt, TokenUsageSchema } from './usage.js';
@@ -27,7 +28,7 @@ export const ChatRequestSchema = /* @__PURE__ */ (() =>
     systemPrompt: z.string(),
     messages: z.array(MessageSchema),
     tools: z.array(ToolSpecSchema),
-    maxOutputTokens: z.optional(z.number().check(z.int(), z.minimum(1))),
+    maxOutputTokens: z.optional(integer().check(z.minimum(1))),
     purpose: ChatPurposeSchema,
   }))();
 /** One request to a {@link ModelProvider}. */

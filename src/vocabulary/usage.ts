@@ -6,9 +6,10 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from './integer.js';
 
 /** @internal A schema of a count or size (an integer ≥ 0), for every count of the vocabulary. */
-export const nonNegativeInt = () => z.number().check(z.int(), z.minimum(0));
+export const nonNegativeInt = () => integer().check(z.minimum(0));
 
 /** Schema of {@link TokenUsage}. */
 export const TokenUsageSchema = /* @__PURE__ */ (() =>

@@ -155,7 +155,12 @@ describe('ProviderRegistry.registerWithConfig', () => {
     local.server.respondWith(streamText(readResponsesStream('vercel-azure-text.sse')));
     const request = chatRequest('hi', { model: 'gpt-r', maxOutputTokens: 16 });
     const { events } = await collect(provider.chat(request, new AbortController().signal));
-    expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'stop' });
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      finishReason: 'stop',
+      responseId: expect.stringMatching(/^resp_/),
+      responseModel: 'gpt-5.1',
+    });
     const sent = local.server.requests.at(-1)!;
     expect([sent.url, sent.body['store'], sent.body['max_output_tokens'], sent.body['max_tokens']]).toEqual([
       '/v1/responses',

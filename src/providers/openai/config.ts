@@ -44,11 +44,23 @@ export interface OpenAIProviderConfig {
   maxTokensField?: MaxTokensField;
 }
 
+/** A URL that `new URL()` parses (zod's `z.url()` costs its hostname and format machinery). */
+const HttpUrlSchema = /* @__PURE__ */ (() =>
+  z.string().check(
+    z.refine((url) => {
+      try {
+        return Boolean(new URL(url));
+      } catch {
+        return false;
+      }
+    }, 'Invalid URL'),
+  ))();
+
 /** Schema of {@link OpenAIProviderConfig} (unknown keys are rejected). */
 export const OpenAIProviderConfigSchema = /* @__PURE__ */ (() =>
   z.strictObject({
     apiKey: z.optional(z.string()),
-    baseURL: z.optional(z.url()),
+    baseURL: z.optional(HttpUrlSchema),
     models: z.array(z.union([z.string().check(z.minLength(1)), ModelInfoSchema])).check(z.minLength(1)),
     headers: z.optional(z.record(z.string(), z.string())),
     dangerouslyAllowBrowser: z.optional(z.boolean()),
@@ -57,7 +69,7 @@ export const OpenAIProviderConfigSchema = /* @__PURE__ */ (() =>
 
 /** `openai-compatible` needs to know where the server is. */
 export const OpenAICompatibleConfigSchema = /* @__PURE__ */ (() =>
-  z.extend(OpenAIProviderConfigSchema, { baseURL: z.url() }))();
+  z.extend(OpenAIProviderConfigSchema, { baseURL: HttpUrlSchema }))();
 
 /**
  * The model a `models` entry stands for: a `ModelInfo` as it is; a plain id with conservative

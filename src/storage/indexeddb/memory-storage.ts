@@ -3,6 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../../vocabulary/integer.js';
 import type { MemoryStorage } from '../../ports/storage.js';
 import { MemorySchema, type Memory } from '../../types.js';
 import { parseInput } from '../../validate.js';
@@ -13,7 +14,7 @@ import { readRecord } from './records.js';
 import { toStorageError } from './storage-error.js';
 
 const IdSchema = z.string();
-const LimitSchema = z.number().check(z.int(), z.minimum(1));
+const LimitSchema = integer().check(z.minimum(1));
 
 /**
  * Long-term memories in IndexedDB: `search` reads one namespace through the

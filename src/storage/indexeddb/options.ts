@@ -3,6 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer } from '../../vocabulary/integer.js';
 import type { $ZodIssue } from 'zod/v4/core';
 import { formatIssues } from '../../errors.js';
 import { parseInput } from '../../validate.js';
@@ -57,7 +58,7 @@ const OptionsSchema = z.optional(
         error: 'expected a function',
       }),
     ),
-    blockedTimeoutMs: z.optional(z.number().check(z.int(), z.minimum(0))),
+    blockedTimeoutMs: z.optional(integer().check(z.minimum(0))),
   }),
 );
 
