@@ -8,24 +8,25 @@
  */
 import type { Conversation, ConversationItem } from '../conversation/schema.js';
 import type { Message } from '../types.js';
+import { ProtocolError } from './remote-http.js';
 import type { ConversationPatch, MessagesSplice } from './wire.js';
 
-/** The conversation after `patch`; throws a message when the patch does not fit. */
+/** The conversation after `patch`; throws a `ProtocolError` when the patch does not fit. */
 export function applyPatch(conversation: Conversation, patch: ConversationPatch): Conversation {
   let items = conversation.items;
   if (patch.set || patch.grow || patch.length !== items.length) {
     const next: (ConversationItem | undefined)[] = items.slice(0, patch.length);
     for (const { at: index, item } of patch.set ?? []) {
-      if (index >= patch.length) throw new Error(`patch sets item ${index} of ${patch.length}`);
+      if (index >= patch.length) throw new ProtocolError(`patch sets item ${index} of ${patch.length}`);
       next[index] = item;
     }
     for (const { at: index, text, reasoning } of patch.grow ?? []) {
       const item = next[index];
-      if (item?.kind !== 'assistant') throw new Error(`patch grows item ${index}, which is no answer`);
+      if (item?.kind !== 'assistant') throw new ProtocolError(`patch grows item ${index}, which is no answer`);
       next[index] = { ...item, text: item.text + text, reasoning: item.reasoning + reasoning };
     }
     for (let i = 0; i < patch.length; i++) {
-      if (next[i] === undefined) throw new Error(`patch leaves item ${i} unknown`);
+      if (next[i] === undefined) throw new ProtocolError(`patch leaves item ${i} unknown`);
     }
     items = next as ConversationItem[];
   }
@@ -38,7 +39,7 @@ export function applyPatch(conversation: Conversation, patch: ConversationPatch)
   };
 }
 
-/** The history after `splice`; throws a message when it does not fit. */
+/** The history after `splice`; throws a `ProtocolError` when it does not fit. */
 export function applySplice(messages: readonly Message[], splice: MessagesSplice): readonly Message[] {
   const { at, remove, insert } = splice;
   if (
@@ -48,6 +49,6 @@ export function applySplice(messages: readonly Message[], splice: MessagesSplice
     remove < 0 ||
     at + remove > messages.length
   )
-    throw new Error(`patch replaces messages ${at} to ${at + remove} of ${messages.length}`);
+    throw new ProtocolError(`patch replaces messages ${at} to ${at + remove} of ${messages.length}`);
   return [...messages.slice(0, at), ...insert, ...messages.slice(at + remove)];
 }

@@ -4,10 +4,9 @@
  * `deleteSession` — and no provider key in the page.
  * @module
  */
-import * as z from 'zod/mini';
 import { AgentError } from '../errors.js';
 import type { SessionConfig, SessionPage } from '../types.js';
-import { call, seg, type RemoteTransport } from './remote-http.js';
+import { call, fromServer, seg, type RemoteTransport } from './remote-http.js';
 import { RemoteSession } from './remote-session.js';
 import { ReadStateSchema, SessionPageSchema, type SessionState } from './wire.js';
 
@@ -34,35 +33,14 @@ export interface RemoteAgentOptions {
 /** The largest page the server gives. */
 const SERVER_PAGE = 100;
 
-const str = z.string();
-const num = z.optional(z.number());
-const OptionsSchema = /* @__PURE__ */ (() =>
-  z.looseObject({
-    requestTimeoutMs: num,
-    reconnectTimeoutMs: num,
-  }))();
-const PageSchema = /* @__PURE__ */ (() => z.looseObject({ cursor: z.nullable(str), limit: num }))();
-
 /**
- * `value` checked by `schema`, with its `counts` whole numbers from 1 to `max`; else
- * `INVALID_INPUT` naming the first field that is wrong. (The range by hand: zod's number checks
- * would weigh more in the page than the rest of this entry's options.)
+ * `INVALID_INPUT` naming `what` unless `value` is absent or a whole number from 1 to `max`. By
+ * hand, not by a schema: zod's object and number checks would weigh more in the page than the
+ * rest of these options.
  */
-function checked(
-  schema: z.ZodMiniType,
-  value: object,
-  what: string,
-  counts: readonly string[],
-  max = 2 ** 53,
-): void {
-  const parsed = z.safeParse(schema, value);
-  const wrong = parsed.success
-    ? counts.find((key) => {
-        const n = ((value as Record<string, unknown>)[key] ?? 1) as number;
-        return !(n % 1 === 0 && n >= 1 && n <= max);
-      })
-    : parsed.error.issues[0]?.path.join('.');
-  if (wrong !== undefined) throw new AgentError('INVALID_INPUT', `invalid ${what}.${wrong}`);
+function checkCount(value: unknown, what: string, max = 2 ** 53): void {
+  if (value !== undefined && !(typeof value === 'number' && value % 1 === 0 && value >= 1 && value <= max))
+    throw new AgentError('INVALID_INPUT', `invalid ${what}`);
 }
 
 /**
@@ -77,7 +55,8 @@ export class RemoteAgent {
   readonly #transport: RemoteTransport;
 
   constructor(options: RemoteAgentOptions) {
-    checked(OptionsSchema, options, 'options', ['requestTimeoutMs', 'reconnectTimeoutMs']);
+    checkCount(options.requestTimeoutMs, 'options.requestTimeoutMs');
+    checkCount(options.reconnectTimeoutMs, 'options.reconnectTimeoutMs');
     const headers = options.headers;
     const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#transport = {
@@ -106,15 +85,18 @@ export class RemoteAgent {
    * const { sessions, nextCursor } = await remote.listSessions(null, 250);
    */
   async listSessions(cursor: string | null = null, limit = 20): Promise<SessionPage> {
-    checked(PageSchema, { cursor, limit }, 'page', ['limit'], 1_000);
+    if (cursor !== null && typeof cursor !== 'string') throw new AgentError('INVALID_INPUT', 'invalid page.cursor');
+    checkCount(limit, 'page.limit', 1_000);
     const sessions: SessionPage['sessions'] = [];
     let next = cursor;
     for (;;) {
       const query = new URLSearchParams({ limit: String(Math.min(SERVER_PAGE, limit - sessions.length)) });
       if (next !== null) query.set('cursor', next);
-      const parsed = z.safeParse(SessionPageSchema, await call(this.#transport, 'GET', `/sessions?${query}`));
-      if (!parsed.success) throw invalid('a session list of the wrong shape');
-      const page = parsed.data as unknown as SessionPage;
+      const page = fromServer<SessionPage>(
+        SessionPageSchema,
+        await call(this.#transport, 'GET', `/sessions?${query}`),
+        'a session list',
+      );
       sessions.push(...page.sessions.slice(0, limit - sessions.length));
       next = page.nextCursor;
       // A page that brings nothing ends the listing too (a server that loops would never end).
@@ -129,13 +111,11 @@ export class RemoteAgent {
   }
 
   #session(body: unknown): RemoteSession {
-    const parsed = z.safeParse(ReadStateSchema, body);
-    if (!parsed.success) throw invalid('a session state of the wrong shape');
-    const { eventId, ...state } = parsed.data as unknown as SessionState & { eventId: string | null };
+    const { eventId, ...state } = fromServer<SessionState & { eventId: string | null }>(
+      ReadStateSchema,
+      body,
+      'a session state',
+    );
     return new RemoteSession(this.#transport, state, eventId);
   }
-}
-
-function invalid(what: string): AgentError {
-  return new AgentError('INVALID_INPUT', `the server sent an invalid message: ${what}`);
 }

@@ -57,6 +57,24 @@ export async function errorOf(response: Response): Promise<AgentError> {
   return agentError({ code, message: message.slice(0, 10_000), retryable: response.status === 503 });
 }
 
+/** A message from the server that breaks the protocol. */
+export class ProtocolError extends AgentError {
+  constructor(message: string) {
+    super('INVALID_INPUT', `the server sent an invalid message: ${message}`);
+  }
+}
+
+/**
+ * `value` as `schema` checks it; else a `ProtocolError` saying it is `what` of the wrong shape,
+ * with the path of its first wrong field.
+ */
+export function fromServer<T>(schema: z.ZodMiniType, value: unknown, what: string): T {
+  const parsed = z.safeParse(schema, value);
+  if (!parsed.success)
+    throw new ProtocolError(`${what} of the wrong shape (${parsed.error.issues[0]?.path.join('.')})`);
+  return parsed.data as T;
+}
+
 const SOURCES: readonly string[] = ['provider', 'tool', 'plugin', 'storage', 'agent'];
 
 /** An `AgentError` from the server's data of one; a code or source this client does not know is `INTERNAL_ERROR` / `agent`. */

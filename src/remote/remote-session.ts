@@ -9,13 +9,12 @@ import type { Observable, Subscriber, Unsubscribable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import { AgentError } from '../errors.js';
 import { Channel } from '../events/channel.js';
-import type { Conversation } from '../conversation/schema.js';
+import type { Conversation, ConversationItem } from '../conversation/schema.js';
 import type { AgentEvent, InterruptedTurn, Message, UserInput } from '../types.js';
 import { applyPatch, applySplice } from './apply-patch.js';
-import { bounded, call, errorOf, seg, send, type RemoteTransport } from './remote-http.js';
+import { bounded, call, errorOf, fromServer, ProtocolError, seg, send, type RemoteTransport } from './remote-http.js';
 import { RemoteTurn } from './remote-turn.js';
-import { readSse, SseLimitError } from './sse-reader.js';
-import * as z from 'zod/mini';
+import { readSse } from './sse-reader.js';
 import {
   FRAME_SCHEMAS,
   MAX_FRAME_BYTES,
@@ -26,6 +25,7 @@ import {
   type DeltaFrame,
   type EventFrame,
   type FrameId,
+  type FrameData,
   type FrameKind,
   type SessionPatch,
   type SessionState,
@@ -47,13 +47,6 @@ export interface RemoteSendOptions {
   budget?: { maxCost?: number; maxTokens?: number };
 }
 
-
-/** A message from the server that breaks the protocol. */
-class ProtocolError extends AgentError {
-  constructor(message: string) {
-    super('INVALID_INPUT', `the server sent an invalid message: ${message}`);
-  }
-}
 
 /** The stream in use. */
 interface Link {
@@ -353,9 +346,8 @@ export class RemoteSession {
         }
       } catch (caught) {
         if (signal.aborted) break;
-        const error = caught instanceof SseLimitError ? new ProtocolError(caught.message) : caught;
-        if (error instanceof ProtocolError) {
-          if (link.turn) return this.#lost(link, error);
+        if (caught instanceof ProtocolError) {
+          if (link.turn) return this.#lost(link, caught);
           this.#forget();
         }
       } finally {
@@ -431,20 +423,16 @@ export class RemoteSession {
     } catch {
       throw new ProtocolError(`a ${kind} frame that is not JSON`);
     }
-    const parsed = z.safeParse(FRAME_SCHEMAS[kind] as z.ZodMiniType, value);
-    if (!parsed.success)
-      throw new ProtocolError(
-        `a ${kind} frame of the wrong shape (${parsed.error.issues[0]?.path.join('.') ?? ''})`,
-      );
+    const checked = fromServer<FrameData[FrameKind]>(FRAME_SCHEMAS[kind], value, `a ${kind} frame`);
     const position = this.#position;
     if (kind === 'state') {
-      this.#applyState(parsed.data as unknown as SessionState);
+      this.#applyState(checked as SessionState);
     } else {
       if (!position || position.token !== frameId.token)
         throw new ProtocolError('a frame of another copy of the session, with no state before it');
       // Already applied through an earlier stream.
       if (frameId.seq <= position.seq) return frameId;
-      this.#applyFrame(kind, parsed.data);
+      this.#applyFrame(kind, checked);
     }
     this.#position = frameId;
     this.#lastId = id;
@@ -467,7 +455,7 @@ export class RemoteSession {
       const { event, patch } = data as EventFrame;
       if (event.sessionId !== this.id) throw new ProtocolError('an event of another session');
       if (patch) this.#applyPatch(patch);
-      this.#emit(event);
+      this.#emit(event, this.#conversation.items);
     } else if (kind === 'delta') {
       // A streamed delta of the running turn that grew answer item `i` by its text.
       const { s: sequence, i: at, t: text, r: reasoning } = data as DeltaFrame;
@@ -496,21 +484,16 @@ export class RemoteSession {
 
   /** Applies what changed in the conversation and the history. */
   #applyPatch(patch: SessionPatch): void {
-    let next: Conversation;
-    let messages = this.#streamMessages;
-    try {
-      next = applyPatch(this.#conversation, patch);
-      if (patch.messages) messages = applySplice(messages, patch.messages);
-    } catch (error) {
-      throw new ProtocolError((error as Error).message);
-    }
-    if (patch.messages) this.#messages = this.#streamMessages = messages;
+    // Both first: a patch that does not fit changes nothing.
+    const next = applyPatch(this.#conversation, patch);
+    if (patch.messages) this.#messages = this.#streamMessages = applySplice(this.#streamMessages, patch.messages);
     this.#setConversation(next);
   }
 
-  #emit(event: AgentEvent): void {
+  /** Hands `event` on; with `items` (an event frame's), its turn's approvals follow them. */
+  #emit(event: AgentEvent, items?: readonly ConversationItem[]): void {
     this.#events.next(event);
-    if (event.turnId !== null) this.#turns.get(event.turnId)?._event(event);
+    if (event.turnId !== null) this.#turns.get(event.turnId)?._event(event, items);
   }
 
   #setConversation(next: Conversation): void {
@@ -520,12 +503,11 @@ export class RemoteSession {
 
   /** Reads the history and the interrupted turn again (after a command that changed them). */
   async #refresh(): Promise<void> {
-    const parsed = z.safeParse(
+    const state = fromServer<SessionState>(
       ReadStateSchema,
       await call(this.#transport, 'GET', `/sessions/${seg(this.id)}`),
+      'a session state',
     );
-    if (!parsed.success) throw new ProtocolError('a session state of the wrong shape');
-    const state = parsed.data as unknown as SessionState;
     this.#messages = state.messages;
     this.#interrupted = state.interruptedTurn;
   }

@@ -104,19 +104,12 @@ export class RemoteTurn<T = unknown> {
     await call(this.#transport, 'POST', path, body);
   }
 
-  /** @internal One of this turn's events, as the server sent it. */
-  _event(event: AgentEvent): void {
-    const { payload } = event;
-    if (payload.type === 'approval_requested') {
-      const { callId, toolName } = payload;
-      if (!this.#pending.some((a) => a.callId === callId))
-        this.#pending = [
-          ...this.#pending,
-          { callId, toolName, arguments: payload.arguments, requestedAt: event.timestamp },
-        ];
-    } else if (payload.type === 'approval_resolved') {
-      this.#pending = this.#pending.filter((a) => a.callId !== payload.callId);
-    }
+  /**
+   * @internal One of this turn's events, as the server sent it; with an event frame, the
+   * conversation's items as that frame left them, which keep the pending approvals.
+   */
+  _event(event: AgentEvent, items?: readonly ConversationItem[]): void {
+    if (items) this._waiting(items, event.timestamp);
     this.#channel.next(event);
     if (isTerminal(event)) {
       this.#pending = [];
@@ -125,10 +118,10 @@ export class RemoteTurn<T = unknown> {
   }
 
   /**
-   * @internal The conversation's tool items (for a turn taken up from a state): a call shown
-   * awaiting approval joins the pending ones, a pending call shown decided leaves them.
+   * @internal The conversation's tool items: a call shown awaiting approval joins the pending
+   * ones (requested `at`), a pending call shown decided leaves them.
    */
-  _waiting(items: readonly ConversationItem[]): void {
+  _waiting(items: readonly ConversationItem[], at = new Date().toISOString()): void {
     let pending = this.#pending;
     for (const item of items) {
       if (item.kind !== 'tool') continue;
@@ -137,10 +130,7 @@ export class RemoteTurn<T = unknown> {
         if (known) pending = pending.filter((a) => a.callId !== item.callId);
       } else if (!known && !this.#settled) {
         const { callId, toolName } = item;
-        pending = [
-          ...pending,
-          { callId, toolName, arguments: item.arguments, requestedAt: new Date().toISOString() },
-        ];
+        pending = [...pending, { callId, toolName, arguments: item.arguments, requestedAt: at }];
       }
     }
     this.#pending = pending;

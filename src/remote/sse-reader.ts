@@ -1,12 +1,14 @@
 /**
  * Reads Server-Sent Events from a response body: each message's `id`, `event` and `data`,
  * comments (heartbeats) skipped. Bounded: a message whose data grows past the limit of its event
- * name is refused before it is kept; a body that brings nothing for `idleMs` is cancelled and ends
+ * name is refused (a `ProtocolError`) before it is kept; a body that brings nothing for `idleMs` is cancelled and ends
  * there (a half-open connection would otherwise leave `read()` waiting for ever). `onComment`
  * hears each comment (a heartbeat). Each chunk is scanned once, so a long line costs its length,
  * not its length times its chunks.
  * @module
  */
+
+import { ProtocolError } from './remote-http.js';
 
 /** One message of the stream. */
 export interface SseMessage {
@@ -14,9 +16,6 @@ export interface SseMessage {
   event: string;
   data: string;
 }
-
-/** A stream that broke the rules it is read by (a message over the size limit). */
-export class SseLimitError extends Error {}
 
 /**
  * The messages of `body`, in order, as they arrive. `maxBytes` bounds a message's data, or gives
@@ -41,7 +40,7 @@ export async function* readSse(
   let limit = limitOf(event);
   let data: string[] = [];
   let size = 0;
-  const tooLarge = () => new SseLimitError(`a message is over ${limit} bytes`);
+  const tooLarge = () => new ProtocolError(`a message is over ${limit} bytes`);
   /** Takes one complete line; a message to yield when it was the blank line ending one. */
   const line = (raw: string): SseMessage | null => {
     const whole = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
