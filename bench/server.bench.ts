@@ -15,7 +15,9 @@
  * 6. `paced`: at 1 / 10 / 100 / 500 concurrent paced streams (`--streams`), the latency per
  *    delta (p50 / p99 / max), the instance's CPU per turn, bytes and response writes per delta,
  *    next to the same load through a plain streaming route with no agent (the floor);
- * 7. `admission`: turns beyond `maxRunningTurns`, refused with `Retry-After`.
+ * 7. `admission`: turns beyond `maxRunningTurns`, refused with `Retry-After`;
+ * 8. `slow`: the instance's heap in the middle of a 16 MiB answer streamed past a client that
+ *    never reads and one that reads 1 kB/s, against the same answer with no slow client.
  *
  * Options: see `server/settings.ts`; `npm run bench -- server --only latency,memory`. The table
  * is also written to `bench/results/server-latest.json` (git-ignored), with the commit measured.
@@ -35,6 +37,7 @@ import { modelId, startModelServer, type ModelServer } from './server/model-serv
 import { admission, paced } from './server/paced.js';
 import { postgres } from './server/postgres-part.js';
 import { readSettings, type ServerSettings } from './server/settings.js';
+import { SLOW_BUFFER_BYTES, SLOW_MODEL, slow } from './server/slow.js';
 import { throughput } from './server/throughput.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
@@ -111,6 +114,10 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
           admission(i, settings, limit),
         )),
       );
+    }
+    if (wants('slow')) {
+      const extra = { modelIds: [modelId(settings.deltas, 0), SLOW_MODEL], maxStreamBufferBytes: SLOW_BUFFER_BYTES };
+      rows.push(...(await withInstance(model, settings, extra, (i) => slow(i))));
     }
     if (wants('postgres')) {
       const pg = await postgres(settings, (config) => startInstance(instanceConfig(model, settings, config)));

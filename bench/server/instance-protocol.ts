@@ -13,6 +13,8 @@ export interface InstanceConfig {
   sdkClient: boolean;
   idleTimeoutMs: number;
   maxOpenSessions: number;
+  /** `maxStreamBufferBytes`, when set. */
+  maxStreamBufferBytes?: number;
   /** `maxRunningTurns`, when set (an older handler may not know the option). */
   maxRunningTurns?: number;
   /** Sessions in this PostgreSQL database (with a `PostgresSessionLock` named `holderId`); else in memory. */
@@ -38,6 +40,8 @@ export type InstanceRequest =
   | { type: 'cpu' }
   /** How many times the process wrote to an HTTP response so far. */
   | { type: 'writes' }
+  /** Why the event streams closed so far (`{ overflow: 2, … }`), and `open`: how many are open. */
+  | { type: 'streams' }
   | { type: 'stop' };
 
 /** The heap and RSS of an instance after a full GC, in bytes. */

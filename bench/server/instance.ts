@@ -12,6 +12,7 @@
 import { createServer, ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAgentHandler, toNodeListener } from '../../src/server.js';
+import { sseWriterSettings } from '../../src/server/sse-writer.js';
 import {
   agentFactory,
   benchProvider,
@@ -42,6 +43,7 @@ const handler = createAgentHandler({
   idleTimeoutMs: config.idleTimeoutMs,
   maxOpenSessions: config.maxOpenSessions,
   ...(config.maxRunningTurns !== undefined && { maxRunningTurns: config.maxRunningTurns }),
+  ...(config.maxStreamBufferBytes !== undefined && { maxStreamBufferBytes: config.maxStreamBufferBytes }),
 });
 const listener = toNodeListener(handler);
 // Every write to a response, counted (socket writes per delta).
@@ -51,6 +53,16 @@ ServerResponse.prototype.write = function (this: ServerResponse, ...args: Parame
   writes++;
   return write.apply(this, args);
 } as typeof write;
+// Why each event stream closed, and how many are open (the slow-client part).
+const streamCloses: Record<string, number> = {};
+let openStreams = 0;
+sseWriterSettings.onOpen = (writer) => {
+  openStreams++;
+  void writer.closed.then((reason) => {
+    openStreams--;
+    streamCloses[reason] = (streamCloses[reason] ?? 0) + 1;
+  });
+};
 const server = createServer((req, res) => {
   if (req.url?.startsWith('/plain')) void plainRoute(req, res);
   else listener(req, res);
@@ -130,6 +142,8 @@ async function answer(request: InstanceRequest): Promise<unknown> {
       return cpuMs();
     case 'writes':
       return writes;
+    case 'streams':
+      return { ...streamCloses, open: openStreams };
     case 'counts':
       return { ...counts };
     case 'stop':

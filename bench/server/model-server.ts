@@ -5,8 +5,9 @@
  *
  * The model id says how: `d<deltas>p<pace>` answers `<deltas>` deltas `w0 `, `w1 `, … followed by
  * one delta `[<tag>]` (the tag is the last user message, so a client can check that it got its
- * own answer), with `<pace>` ms between deltas (`p0`: the whole body in one write). When the tag
- * starts with `lat-`, the moment each delta is written to the socket is kept (`emissions`), so a
+ * own answer), with `<pace>` ms between deltas (`p0`: the whole body in one write). A suffix
+ * `w<width>` pads each delta with `width` more characters (`w0 xxx…`): answers of many megabytes.
+ * When the tag starts with `lat-`, the moment each delta is written to the socket is kept (`emissions`), so a
  * client in the same process can tell how long each one took to reach it.
  * @module
  */
@@ -26,7 +27,8 @@ export interface ModelServer {
 }
 
 /** The model id of an answer of `deltas` deltas, `paceMs` apart. */
-export const modelId = (deltas: number, paceMs: number): string => `d${deltas}p${paceMs}`;
+export const modelId = (deltas: number, paceMs: number, width = 0): string =>
+  `d${deltas}p${paceMs}${width > 0 ? `w${width}` : ''}`;
 
 /** The text a client should receive for `tag` from model `modelId(deltas, …)`. */
 export function expectedAnswer(deltas: number, tag: string): string {
@@ -44,8 +46,13 @@ const chunk = (delta: object, finish: string | null = null) =>
   `data: ${BASE}"choices":[{"index":0,"delta":${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finish)}}]}\n\n`;
 
 /** The SSE events of one answer, one string per delta (first the role chunk, last the end). */
-function answerEvents(deltas: number, tag: string): { head: string; deltas: string[]; tail: string } {
-  const texts = Array.from({ length: deltas }, (_, k) => `w${k} `);
+function answerEvents(
+  deltas: number,
+  tag: string,
+  width: number,
+): { head: string; deltas: string[]; tail: string } {
+  const pad = 'x'.repeat(width);
+  const texts = Array.from({ length: deltas }, (_, k) => `w${k} ${pad}`);
   texts.push(`[${tag}]`);
   const usage = { prompt_tokens: 50, completion_tokens: texts.length, total_tokens: 50 + texts.length };
   return {
@@ -73,10 +80,11 @@ async function answer(
   res: ServerResponse,
   deltas: number,
   paceMs: number,
+  width: number,
   tag: string,
   log: number[] | null,
 ) {
-  const events = answerEvents(deltas, tag);
+  const events = answerEvents(deltas, tag, width);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   if (paceMs === 0 && log === null) {
     res.end(events.head + events.deltas.join('') + events.tail);
@@ -109,7 +117,7 @@ export async function startModelServer(): Promise<ModelServer> {
         model?: string;
         messages?: { role?: string; content?: unknown }[];
       };
-      const shape = /^d(\d+)p(\d+)$/.exec(body.model ?? '');
+      const shape = /^d(\d+)p(\d+)(?:w(\d+))?$/.exec(body.model ?? '');
       if (!shape) {
         res.writeHead(400, { 'content-type': 'application/json' });
         res.end(
@@ -122,7 +130,7 @@ export async function startModelServer(): Promise<ModelServer> {
       const tag = lastUserText(body);
       let log: number[] | null = null;
       if (tag.startsWith('lat-')) emissions.set(tag, (log = []));
-      void answer(res, Number(shape[1]), Number(shape[2]), tag, log).catch(() => res.destroy());
+      void answer(res, Number(shape[1]), Number(shape[2]), Number(shape[3] ?? 0), tag, log).catch(() => res.destroy());
     });
   });
   server.keepAliveTimeout = 30_000;

@@ -3,7 +3,7 @@
  * `maxStreamBufferBytes` of queued frames on the server (asserted on the stream writer's queue);
  * past it the stream is dropped, and a client that then reads again reconnects and loses nothing.
  */
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Conversation } from '../../src/index.js';
 import { sseWriterSettings, type SseWriter } from '../../src/server/sse-writer.js';
@@ -12,6 +12,14 @@ import { SharedSessionLock } from '../support/shared-lock.js';
 import { remoteFor, serversClosedAfterEach, startHandler } from './support.js';
 
 const servers = serversClosedAfterEach();
+
+/** Resolves once `check` holds; fails after 10 s. */
+async function waitFor(check: () => boolean, what: string): Promise<void> {
+  for (const until = Date.now() + 10_000; !check(); ) {
+    if (Date.now() > until) throw new Error(`${what}: not within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 afterEach(() => {
   sseWriterSettings.onOpen = null;
   sseWriterSettings.heartbeatMs = 15_000;
@@ -62,6 +70,8 @@ describe('a slow client', () => {
     servers.push(server);
     const runner = await remoteFor(server.url, 'alice').newSession();
     const watched = watchWriters();
+    const serverSide = new Map<number, Socket>();
+    server.server.on('connection', (peer: Socket) => serverSide.set(peer.remotePort!, peer));
     const { socket, gone } = neverReading(server.origin, runner.id);
     const stalled = await watched.first;
     const turn = await runner.sendMessage('Write a lot');
@@ -70,7 +80,9 @@ describe('a slow client', () => {
     // What waited behind the frame being written never went past the bound (or one frame alone).
     expect(stalled.peakBufferedBytes).toBeLessThanOrEqual(Math.max(BOUND, LARGEST_FRAME));
     expect(stalled.peakBufferedBytes).toBeGreaterThan(0);
-    // The server let the connection go: it keeps nothing for a client that does not read.
+    // The server lets the connection go by itself: it keeps nothing for a client that does not
+    // read (the client, paused, would never close it).
+    await waitFor(() => serverSide.get(socket.localPort!)?.destroyed === true, 'the stalled connection dropped');
     socket.destroy();
     await gone;
   });
