@@ -96,6 +96,15 @@ export class ConversationView {
   }
 
   /**
+   * The last `count` messages shown left the history unstored (a reload's derived results, when
+   * the turn is continued): the next message takes the position the first of them had, as a
+   * resume of the stored session numbers it.
+   */
+  withdrawn(count: number): void {
+    this.#items.nextMessage -= count;
+  }
+
+  /**
    * A turn was started; `ended` settles with its result. The turn shows until then — not only
    * until its terminal event — because only then does the session take the next message.
    */

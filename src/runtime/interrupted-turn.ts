@@ -69,7 +69,11 @@ export function closeInterruptedTurn(
   session.interrupted = null;
   const placeholders = new Set<Message>(loaded.placeholders);
   const kept = session.history.messages.filter((message) => !placeholders.has(message));
-  if (how === 'continue') session.history.replace(kept);
+  if (how === 'continue') {
+    session.history.replace(kept);
+    // Shown last at resume (after the partial text), never stored: their positions are free again.
+    session.conversation.withdrawn(loaded.placeholders.length);
+  }
   else for (const placeholder of loaded.placeholders) storeShown(session, placeholder);
 
   if (loaded.partialText !== null) {

@@ -5,7 +5,8 @@
  * look at the hook activity, switch sessions, reload. At every step no control is covered by
  * another and the page does not scroll sideways; on the phone every control is at least 44 px
  * and the chat fills the width. A reload reopens the session that was open; in this browser, a
- * reload while a call waits for approval offers to continue it, and Allow then runs it.
+ * reload while a call waits for approval offers to continue it, and Allow then runs it; on the
+ * server, the reloaded page shows the call still waiting, and Allow runs it once (Deny, not at all).
  * Screenshots go to test-results/layout-<device>-<mode>-<step>.png.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -273,6 +274,42 @@ async function reloadWhileApprovalWaits(device: Device): Promise<void> {
   }
 }
 
+/**
+ * On the server: a reload while a note waits for approval. The turn goes on waiting on the server,
+ * so the reloaded page shows the card with its buttons live, and its choice decides that turn:
+ * Allow runs the note once (the server's notes, listed afterwards, hold it once), Deny runs
+ * nothing.
+ */
+async function reloadWhileApprovalWaitsOnServer(device: Device, choice: 'allow' | 'deny'): Promise<void> {
+  const v = await Visit.open(device, 'server');
+  try {
+    await v.saveSettings();
+    await v.send('note: water the plants');
+    await v.waitingCard();
+    // Not `demo.reload()`: the turn still runs on the server, so the page is not `ready` after it.
+    await v.page.reload();
+    const card = await v.waitingCard();
+    expect(await card.locator('button.approval-allow').isEnabled()).toBe(true);
+    expect(await card.locator('button.approval-deny').isEnabled()).toBe(true);
+    await v.screenshot(`reloaded-approval-${choice}`);
+    await v.usable('after a reload while a call waits on the server');
+    await card.locator(`button.approval-${choice}`).click();
+    await v.page.waitForSelector('.turn-summary[data-status="completed"]', { timeout: 15_000 });
+    await v.demo.waitReady();
+    const tools = (await v.demo.items()).filter((i) => i.kind === 'tool');
+    expect(tools.map((t) => t.status)).toEqual([choice === 'allow' ? 'done' : 'denied']);
+    if (choice === 'allow') expect(tools[0]?.text).toContain('Saved note 1: water the plants');
+    // What the server's notes hold: the note once, or none.
+    await v.sendAndWait('list my notes');
+    const listed = (await v.demo.items()).filter((i) => i.kind === 'tool').at(-1)?.text ?? '';
+    expect(listed).toContain(choice === 'allow' ? '1. water the plants' : 'No notes yet.');
+    expect(listed).not.toContain('2.');
+    expect(await v.page.evaluate(() => localStorage.getItem('youyou-demo:notes'))).toBeNull();
+  } finally {
+    await v.demo.close();
+  }
+}
+
 describe.each(['phone', 'desktop'] as const)('the demo on a %s', (device) => {
   it('in this browser: settings, streaming, approval, a trip, activity, sessions and a reload', async () => {
     await visit(device, 'browser');
@@ -285,4 +322,12 @@ describe.each(['phone', 'desktop'] as const)('the demo on a %s', (device) => {
   it('in this browser: a reload while a call waits for approval, then Continue and Allow', async () => {
     await reloadWhileApprovalWaits(device);
   }, 60_000);
+
+  it.each(['allow', 'deny'] as const)(
+    'on the server: a reload while a call waits for approval, then %s on the reloaded page',
+    async (choice) => {
+      await reloadWhileApprovalWaitsOnServer(device, choice);
+    },
+    60_000,
+  );
 });

@@ -32,6 +32,8 @@ export interface ChatSession {
   readonly id: string;
   readonly modelId: string;
   readonly interruptedTurn: InterruptedTurn | null;
+  /** The turn that runs now, whoever started it (on the server: the page before a reload, too). */
+  readonly activeTurn: ChatTurn | null;
   readonly conversation: Observable<Conversation>;
   readonly events: Observable<AgentEvent>;
   sendMessage(input: string, options?: SendMessageOptions): Promise<ChatTurn>;

@@ -332,6 +332,10 @@ export class ChatController {
       },
       lock: null,
     });
+    // A turn that still runs (on the server, after a reload): this page follows it and answers
+    // its approvals, as it would its own.
+    const active = session.activeTurn;
+    if (active) this.#track(active);
   }
 
   /** Another tab took `session` over: it closes itself; this tab keeps showing it, read-only. */

@@ -43,6 +43,9 @@ class RemoteChatSession implements ChatSession {
   get interruptedTurn() {
     return this.#session.interruptedTurn;
   }
+  get activeTurn() {
+    return this.#session.activeTurn;
+  }
   get conversation() {
     return this.#session.conversation;
   }
