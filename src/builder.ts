@@ -26,11 +26,12 @@ import { toolSources } from './tools/tool-sources.js';
 import { FINAL_ANSWER_TOOL, SkillDefinitionSchema, type SkillDefinition } from './types.js';
 import { parseInput } from './validate.js';
 import { systemClock } from './clock.js';
+import { matching } from './vocabulary/checks.js';
 
 const ToolShapeSchema = z.object({
   name: z
     .string()
-    .check(z.regex(TOOL_NAME, 'must be 1–64 characters of a-z, A-Z, 0-9, _ or - (what model APIs accept)')),
+    .check(matching(TOOL_NAME, 'must be 1–64 characters of a-z, A-Z, 0-9, _ or - (what model APIs accept)')),
   description: z.string(),
   parameters: z.custom<object>((v) => parametersSchemaProblem(v) === undefined, {
     error: (issue) => parametersSchemaProblem(issue.input),

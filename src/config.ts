@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from './vocabulary/integer.js';
+import { integer } from './vocabulary/checks.js';
 import type { InspectionEvent, Observer } from 'xstate';
 import { BudgetConfigSchema, type BudgetConfig } from './budget/budget-config.js';
 import type { Clock } from './clock.js';
@@ -26,15 +26,25 @@ export type InspectionObserver = Observer<InspectionEvent> | ((event: Inspection
 /** Schema of {@link EnvironmentContext}. */
 export const EnvironmentContextSchema = /* @__PURE__ */ (() => z.record(z.string(), z.string()))();
 
+/**
+ * A ratio above 0, up to 1 (`withOne`) or below it. The upper bound by a refinement: zod's
+ * less-than check would be one more class in every app, for these two fields alone.
+ */
+const ratio = (withOne: boolean) =>
+  z.number().check(
+    z.gt(0),
+    z.refine((value: number) => (withOne ? value <= 1 : value < 1), withOne ? 'must be ≤ 1' : 'must be < 1'),
+  );
+
 /** Schema of {@link CompactionConfig}, defaults included. */
 export const CompactionConfigSchema = /* @__PURE__ */ (() =>
   z.strictObject({
     enabled: z._default(z.boolean(), true),
-    thresholdRatio: z._default(z.number().check(z.gt(0), z.lte(1)), 0.8),
+    thresholdRatio: z._default(ratio(true), 0.8),
     reservedOutputTokens: z._default(nonNegativeInt(), 20_000),
     bufferTokens: z._default(nonNegativeInt(), 13_000),
     keepRecentToolResults: z._default(nonNegativeInt(), 6),
-    keepRecentRatio: z._default(z.number().check(z.gt(0), z.lt(1)), 0.2),
+    keepRecentRatio: z._default(ratio(false), 0.2),
     maxConsecutiveFailures: z._default(positiveInt(), 3),
   }))();
 

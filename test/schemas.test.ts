@@ -675,7 +675,7 @@ describe('parsed values', () => {
 
 describe('integers and URLs at the boundaries', () => {
   it('a count takes safe integers only, and says so', async () => {
-    const { integer } = await import('../src/vocabulary/integer.js');
+    const { integer } = await import('../src/vocabulary/checks.js');
     const { parseInput } = await import('../src/validate.js');
     const count = integer().check(z.minimum(0));
     expect(parseInput(count, 3, 'n')).toBe(3);

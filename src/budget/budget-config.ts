@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import { stricter, type BudgetLimits } from './plan-request.js';
 
 const usd = () => z.number().check(z.minimum(0));

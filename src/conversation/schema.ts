@@ -7,7 +7,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import { ContentBlockSchema, TokenUsageSchema, ToolOutputSchema } from '../types.js';
 
 /** Schema of {@link ConversationItem}. */

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import type { $ZodType } from 'zod/v4/core';
 import { ChatRequestSchema, ToolOutputSchema } from '../types.js';
 import type { HookEvent } from '../types.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import { parseInput } from '../validate.js';
 import { SchemaNameSchema } from './migrations.js';
 import { PostgresRunner } from './options.js';

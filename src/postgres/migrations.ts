@@ -9,7 +9,7 @@ import { Errors } from '../errors.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
 import { parseInput } from '../validate.js';
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import type { SqlClient } from './sql-client.js';
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import { AgentError, describeError, Errors } from '../errors.js';
 import { TIMED_OUT, withTimeout } from '../timeout.js';
 import { parseInput } from '../validate.js';

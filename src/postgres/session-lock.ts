@@ -5,7 +5,7 @@
  */
 import type { Observable, Subscription } from 'rxjs';
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import { generateId } from '../ids.js';
 import type { LockLease, LockMode, TurnAwareLock } from '../ports/session-lock.js';
 import type { SessionChange } from '../sync/session-change-feed.js';

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import { Errors } from '../errors.js';
 import type { SessionDraft } from '../ports/storage.js';
 import { SessionEventSchema, type SessionEvent, type SessionSummary } from '../types.js';

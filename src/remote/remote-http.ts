@@ -105,8 +105,9 @@ export async function send(
     return await transport.fetch(`${transport.base}${path}`, {
       method,
       headers,
-      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
-      ...(options.signal && { signal: options.signal }),
+      // No body when there is none: `JSON.stringify(undefined)` is `undefined`.
+      body: JSON.stringify(options.body),
+      signal: options.signal ?? null,
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;

@@ -32,13 +32,11 @@ import {
   type WireResult,
 } from './wire.js';
 
-/** The backoff stops growing at this reconnect (5 s). */
-const MAX_BACKOFF_STEP = 6;
 
 /** A `state` frame carries the whole history and is read whatever its size; any other is bounded. */
 const frameLimit = (event: string) => (event === 'state' ? Number.POSITIVE_INFINITY : MAX_FRAME_BYTES);
 
-/** The wait before reconnect `n` (1-based): 200 ms doubling to 5 s, with jitter. */
+/** The wait before reconnect `n` (1-based): 200 ms doubling to 5 s (and no further), with jitter. */
 const backoff = (n: number) => Math.min(5_000, 200 * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
 
 /** The options of a remote turn: as a local turn's, with `output` naming one of the server's `outputs`. */
@@ -136,12 +134,13 @@ export class RemoteSession {
     input: UserInput | string,
     options?: RemoteSendOptions,
   ): Promise<RemoteTurn<T>> {
-    return this.#startTurn<T>('turns', { input, ...(options !== undefined && { options }) });
+    // An absent `options` is left out of the body (JSON has no undefined).
+    return this.#startTurn<T>('turns', { input, options });
   }
 
   /** Continues the interrupted turn under its id (`INVALID_INPUT` when there is none). */
   async continueTurn(options?: { rerunMaybeExecuted?: boolean }): Promise<RemoteTurn> {
-    const turn = await this.#startTurn('continue', options === undefined ? {} : { options });
+    const turn = await this.#startTurn('continue', { options });
     this.#interrupted = null;
     return turn;
   }
@@ -197,8 +196,9 @@ export class RemoteSession {
       void response.body?.cancel();
       throw new ProtocolError('a turn without its id');
     }
-    const turn = new RemoteTurn<T>(turnId, this.id, this.#transport);
-    this.#await(turn as RemoteTurn);
+    // A continued turn is the one already awaited here, if any: it goes on, and settles once.
+    let turn = this.#turns.get(turnId) as RemoteTurn<T> | undefined;
+    if (!turn) this.#await((turn = new RemoteTurn<T>(turnId, this.id, this.#transport)) as RemoteTurn);
     void this.#pump({ controller, turn: turn as RemoteTurn }, response);
     return turn;
   }
@@ -248,9 +248,9 @@ export class RemoteSession {
     return this.#observers > 0 || this.#awaiting();
   }
 
-  /** Whether a turn's result is still awaited here. */
+  /** Whether a turn's result is still awaited here (a turn leaves `#turns` once it settles). */
   #awaiting(): boolean {
-    return [...this.#turns.values()].some((turn) => !turn.settled);
+    return this.#turns.size > 0;
   }
 
   /** Stops the follow stream once nothing needs it. */
@@ -355,7 +355,7 @@ export class RemoteSession {
       }
       response = null;
       if (!needed()) break;
-      await new Promise((resolve) => setTimeout(resolve, backoff(Math.min(++failures, MAX_BACKOFF_STEP))));
+      await new Promise((resolve) => setTimeout(resolve, backoff(++failures)));
     }
     this.#unlink(link);
   }

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 
 /** `POST /sessions`. */
 export const CreateBody = /* @__PURE__ */ (() => z.strictObject({ config: z.optional(z.unknown()) }))();

@@ -110,14 +110,16 @@ export async function cancel(hosted: HostedSession, turnId: string): Promise<voi
     // Settles once the turn has ended and is durable: its `turn_ended` is stored.
     await running.result;
   } else if (!hosted.running && hosted.session.interruptedTurn?.turnId === turnId) {
-    await hosted.session.discardInterruptedTurn();
+    await discard(hosted);
   } else return;
   await hosted.server.stored();
 }
 
 /** Discards the interrupted turn of a session held here; resolves once that is stored. */
 export async function discard(hosted: HostedSession): Promise<void> {
+  const turnId = hosted.session.interruptedTurn?.turnId;
   await hosted.session.discardInterruptedTurn();
+  if (turnId !== undefined) hosted.discarded(turnId);
   await hosted.server.stored();
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import { AgentError, Errors } from '../errors.js';
 import type { SessionSummary } from '../types.js';
 import { parseInput } from '../validate.js';

@@ -75,7 +75,7 @@ export class HostedSession {
     this.#sentMessages = [...session.messages];
     session.conversation.subscribe({
       next: (state) => {
-        if (this.#sent === undefined) this.#sent = state;
+        if (this.#sent === undefined) this.#sent = this.#shown(state);
         this.#latest = state;
         // The event that made this change, if any, comes right after it and carries it; a
         // change no event made (a message appended, a turn started or ended) goes out on its own.
@@ -174,6 +174,46 @@ export class HostedSession {
     return () => this.#eventListeners.delete(listener);
   }
 
+  /**
+   * The conversation as clients see it. A turn parked for approval (taken over after its
+   * instance stopped, not continued yet) is the session's turn, awaiting approval, with its calls
+   * awaiting it: as a state read from storage shows it, so `activeTurn` finds it wherever the
+   * client reconnects, and the clients waiting for it keep waiting.
+   */
+  #shown(conversation: Conversation): Conversation {
+    const parked = this.session.interruptedTurn;
+    if (conversation.turn !== null || !parked?.pendingApprovals.length) return conversation;
+    const awaiting = new Set(parked.pendingApprovals.map((approval) => approval.callId));
+    return {
+      ...conversation,
+      turn: { id: parked.turnId, status: 'awaiting_approval' },
+      // Not the result a reload derived for each unfinished call: that goes once it continues.
+      items: conversation.items.map((item) => {
+        if (item.kind !== 'tool' || !awaiting.has(item.callId)) return item;
+        const { output: _derived, durationMs: _none, ...call } = item;
+        return { ...call, status: 'awaiting_approval' as const };
+      }),
+    };
+  }
+
+  /**
+   * The interrupted turn `turnId` was discarded here: its clients settle with its end, a
+   * cancelled turn, as the stored history has it.
+   */
+  discarded(turnId: string): void {
+    this.#flush();
+    const wire: WireResult = {
+      turnId,
+      status: 'cancelled',
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      cost: null,
+      interruptedTurn: null,
+    };
+    this.log.push('result', wire, turnId);
+    this.#lastTurn = { turnId, result: wire };
+    this.log.clear();
+  }
+
   /** A change no event made goes out as a `patch` frame. */
   #flush(): void {
     this.#flushQueued = false;
@@ -184,7 +224,7 @@ export class HostedSession {
   /** What changed since the last frame (and counts it as sent); `null` when nothing did. */
   #patch(delta: StreamedDelta | null): SessionPatch | null {
     // An error notice the redactor heard of reads its code's fixed sentence.
-    const latest = this.#redactor.conversation(this.#latest);
+    const latest = this.#shown(this.#redactor.conversation(this.#latest));
     const conversation = diffConversation(this.#sent, latest, delta);
     this.#sent = latest;
     // A streamed delta never changes the history: what did change goes with the next frame.

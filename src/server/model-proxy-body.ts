@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import { formatIssues } from '../errors.js';
 import type { ProxyRefusal } from './model-proxy-errors.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody } from './read-body.js';

@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import { systemClock } from '../clock.js';
 import { AgentError, formatIssues } from '../errors.js';
 import { readChatBody } from './model-proxy-body.js';

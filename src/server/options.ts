@@ -3,7 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import type { ZodMiniType } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import type { Agent } from '../agent.js';

@@ -231,7 +231,10 @@ export class SessionHost {
         }
       }
       const hosted = this.#host(agent, session, userId, place);
+      // Shown to other requests only once its cut-off turn goes on: a state read in between would
+      // show no running turn, and settle the turns that clients wait for as lost.
       await this.#recover(hosted);
+      if (!hosted.ended) this.#sessions.set(session.id, hosted);
       return hosted;
     } catch (error) {
       place.free();
@@ -266,7 +269,6 @@ export class SessionHost {
         place.free();
       },
     });
-    if (!hosted.ended) this.#sessions.set(session.id, hosted);
     return hosted;
   }
 

@@ -7,7 +7,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../vocabulary/integer.js';
+import { integer } from '../vocabulary/checks.js';
 import type { AgentError } from '../errors.js';
 import * as Errors from '../error-constructors.js';
 import type { SaveEventOptions, SessionDraft } from '../ports/storage.js';

@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from './integer.js';
+import { integer } from './checks.js';
 import { isoTimestamp } from '../iso-timestamp.js';
 import { AgentErrorDataSchema } from './error-codes.js';
 import { ToolOutputSchema } from './tools.js';

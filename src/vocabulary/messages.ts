@@ -7,6 +7,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { matching } from './checks.js';
 
 /** Schema of {@link ContentBlock}. */
 export const ContentBlockSchema = /* @__PURE__ */ (() =>
@@ -17,7 +18,7 @@ export const ContentBlockSchema = /* @__PURE__ */ (() =>
       /** Base64 data, without a `data:` prefix. */
       data: z.string().check(z.minLength(1)),
       /** e.g. `image/png`. */
-      mediaType: z.string().check(z.regex(/^image\/[\w.+-]+$/)),
+      mediaType: z.string().check(matching(/^image\/[\w.+-]+$/)),
     }),
   ]))();
 /** One piece of user or assistant content: text, or a base64 image. */

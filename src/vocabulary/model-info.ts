@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from './integer.js';
+import { integer } from './checks.js';
 
 /** Schema of {@link ModelPricing}. */
 export const ModelPricingSchema = /* @__PURE__ */ (() =>

@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from './integer.js';
+import { integer } from './checks.js';
 import { MessageSchema, ProviderItemsSchema, type Message } from './messages.js';
 import { ToolSpecSchema, type ToolSpec } from './tools.js';
 import { nonNegativeInt, TokenUsageSchema } from './usage.js';

@@ -6,12 +6,13 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { matching } from './checks.js';
 import { isoTimestamp } from '../iso-timestamp.js';
 
 /** Schema of {@link SkillDefinition}. */
 export const SkillDefinitionSchema = /* @__PURE__ */ (() =>
   z.strictObject({
-    name: z.string().check(z.regex(/^\w+$/)),
+    name: z.string().check(matching(/^\w+$/)),
     description: z.string(),
     prompt: z.string(),
     requiredTools: z.optional(z.array(z.string())),

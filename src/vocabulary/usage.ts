@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from './integer.js';
+import { integer } from './checks.js';
 
 /** @internal A schema of a count or size (an integer ≥ 0), for every count of the vocabulary. */
 export const nonNegativeInt = () => integer().check(z.minimum(0));

@@ -28,11 +28,11 @@ afterEach(async () => {
 });
 afterAll(() => observer.end());
 
-async function twoInstances() {
+async function twoInstances(options: { leaseMs?: number } = {}) {
   const schema = `approval_${++schemas}`;
   const world = instancesWorld();
   const shared = { database, observer, schema, provider: world.provider, tools: [world.transfer] };
-  const a = await startInstance('A', shared);
+  const a = await startInstance('A', { ...shared, ...(options.leaseMs && { leaseMs: options.leaseMs }) });
   const b = await startInstance('B', shared);
   running.push(a, b);
   return { schema, world, a, b };
@@ -121,4 +121,35 @@ describe('two instances, one approval', () => {
       }
     });
   }
+
+  it('the instance that holds a turn parked for approval shows it as the active turn; approving it there completes it', async () => {
+    const { schema, world, a, b } = await twoInstances({ leaseMs: 1_000 });
+    const device1 = await remoteFor(a.server.url, 'alice').newSession();
+    const turn = await device1.sendMessage('pay 5');
+    await within(eventOf(turn, 'approval_requested'), 'the approval request on A');
+    await a.crash();
+    // Once A's lease has run out, a read on B opens the session there: B holds the parked turn.
+    await eventually(async () => {
+      const { rows } = await observer.query(
+        `SELECT 1 FROM "${schema}".locks WHERE session_id = $1 AND lease_until > clock_timestamp()`,
+        [device1.id],
+      );
+      return rows.length === 0;
+    });
+    const device2 = await remoteFor(b.server.url, 'alice').resumeSession(device1.id);
+    watch(device2);
+    const { rows: held } = await observer.query(`SELECT holder FROM "${schema}".locks WHERE session_id = $1`, [
+      device1.id,
+    ]);
+    expect(held).toEqual([{ holder: 'B' }]);
+    const active = device2.activeTurn;
+    expect(active?.id).toBe(turn.id);
+    expect(active!.pendingApprovals).toMatchObject([{ callId: 'pay-5', toolName: 'transfer' }]);
+    await active!.approve('pay-5');
+    const result = await within(active!.result, 'the result on B');
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe('completed');
+    expect(world.executions).toEqual(new Map([['pay-5', 1]]));
+    expect(endedStatuses(await expectCleanHistory(observer, schema, device1.id))).toEqual(['completed']);
+  });
 });

@@ -3,8 +3,9 @@
  * session lock (the in-process stand-in for a database lock). A session is open on one instance
  * at a time; a command on the other takes it over, except a new turn or continue while a turn
  * runs there (409 TURN_BUSY); reads never take over; an approval decided on the other instance
- * continues the turn there; a cancel there discards it; and after the instance that ran a turn is
- * gone, `continueTurn()` finishes it on another.
+ * continues the turn there; a cancel there discards it; and a turn parked for approval outlives
+ * the instance that ran it: the client keeps the same turn, and approves, continues or discards it
+ * on another.
  */
 import { describe, expect, it } from 'vitest';
 import { reply, ScriptedModelProvider, type ScriptItem, type ScriptStep } from '../../src/testing/index.js';
@@ -52,6 +53,16 @@ async function readUntil(response: Response, marker: string): Promise<string> {
   }
   void reader.cancel();
   return text;
+}
+
+/** What `check` answers once it answers something; fails after 10 s. */
+async function waitFor<T>(check: () => T | null | undefined | false): Promise<T> {
+  for (const until = Date.now() + 10_000; ; ) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error('not within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 const never = new Promise(() => {});
@@ -150,7 +161,7 @@ describe('two instances on one storage', () => {
     ]);
   });
 
-  it('continueTurn() after the instance that ran the turn is gone', async () => {
+  it('a turn parked for approval outlives its instance: the client keeps it and approves it on another', async () => {
     const { lock, a, b } = await twoInstances([
       reply.toolCalls([{ name: 'transfer', arguments: { amount: 3 }, callId: 'c3' }]),
       reply.text('Moved 3.'),
@@ -167,18 +178,15 @@ describe('two instances on one storage', () => {
     lock.crash('A');
     target = b.origin;
     await a.close();
-    const lost = await turn.result;
-    expect(lost.status).toBe('failed');
-    expect(lost.error?.code).toBe('SESSION_CLOSED');
-    expect(session.interruptedTurn).toMatchObject({ turnId: turn.id, reason: 'awaiting_approval' });
-    const continued = await session.continueTurn();
-    expect(continued.id).toBe(turn.id);
-    continued.events.subscribe(
-      (e) => e.payload.type === 'approval_requested' && void continued.approve(e.payload.callId),
-    );
-    const result = await continued.result;
+    // The turn is parked, not lost: whichever instance the client reaches shows it waiting.
+    const active = await waitFor(() => (lock.holderOf(session.id) === 'B' ? session.activeTurn : null));
+    expect(active).toBe(turn);
+    expect(turn.settled).toBe(false);
+    expect(turn.pendingApprovals).toMatchObject([{ callId: 'c3', toolName: 'transfer' }]);
+    await active.approve('c3');
+    const result = await turn.result;
+    expect(result.error).toBeUndefined();
     expect(result.status).toBe('completed');
-    expect(lock.holderOf(session.id)).toBe('B');
     expect(session.messages.map((m) => m.type)).toEqual([
       'user',
       'assistant',
@@ -187,6 +195,33 @@ describe('two instances on one storage', () => {
       'assistant',
     ]);
     expect(session.interruptedTurn).toBeNull();
+    expect(session.activeTurn).toBeNull();
+  });
+
+  it('continueTurn() of a parked turn goes on with the same turn object', async () => {
+    const { lock, a, b } = await twoInstances([
+      reply.toolCalls([{ name: 'transfer', arguments: { amount: 5 }, callId: 'c5' }]),
+      reply.text('Moved 5.'),
+    ]);
+    let target = a.origin;
+    const routed: typeof fetch = (input, init) =>
+      fetch(String(input).replace(/^http:\/\/127\.0\.0\.1:\d+/, target), init);
+    const session = await remoteFor(`${a.origin}/agent`, 'alice', routed).newSession();
+    const turn = await session.sendMessage('move 5');
+    await new Promise<void>((resolve) =>
+      turn.events.subscribe((e) => e.payload.type === 'approval_requested' && resolve()),
+    );
+    lock.crash('A');
+    target = b.origin;
+    await a.close();
+    await waitFor(() => session.interruptedTurn?.turnId === turn.id);
+    const continued = await session.continueTurn();
+    expect(continued).toBe(turn);
+    await waitFor(() => continued.pendingApprovals.length === 1);
+    await continued.approve('c5');
+    const result = await turn.result;
+    expect(result.status).toBe('completed');
+    expect(lock.holderOf(session.id)).toBe('B');
   });
 
   it('discardInterruptedTurn() after the instance that ran the turn is gone', async () => {
@@ -205,10 +240,11 @@ describe('two instances on one storage', () => {
     lock.crash('A');
     target = b.origin;
     await a.close();
-    expect((await turn.result).status).toBe('failed');
-    expect(session.interruptedTurn?.turnId).toBe(turn.id);
+    await waitFor(() => session.interruptedTurn?.turnId === turn.id);
     await session.discardInterruptedTurn();
     expect(session.interruptedTurn).toBeNull();
+    // The turn waited for here ends as the stored history has it: cancelled.
+    expect((await turn.result).status).toBe('cancelled');
     const last = session.messages.at(-1);
     expect(last).toMatchObject({ type: 'tool_result', callId: 'c4', isError: true });
     // The session goes on with a new turn on B.

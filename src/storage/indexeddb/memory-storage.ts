@@ -3,7 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../../vocabulary/integer.js';
+import { integer } from '../../vocabulary/checks.js';
 import type { MemoryStorage } from '../../ports/storage.js';
 import { MemorySchema, type Memory } from '../../types.js';
 import { parseInput } from '../../validate.js';

@@ -3,7 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { integer } from '../../vocabulary/integer.js';
+import { integer } from '../../vocabulary/checks.js';
 import type { $ZodIssue } from 'zod/v4/core';
 import { formatIssues } from '../../errors.js';
 import { parseInput } from '../../validate.js';
