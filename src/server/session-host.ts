@@ -230,7 +230,7 @@ export class SessionHost {
           session = await agent.resumeSession(sessionId, { ifLocked: 'steal' });
         }
       }
-      const hosted = this.#host(agent, session, userId, place);
+      const hosted = this.#host(agent, session, userId, place, false);
       // Shown to other requests only once its cut-off turn goes on: a state read in between would
       // show no running turn, and settle the turns that clients wait for as lost.
       await this.#recover(hosted);
@@ -259,7 +259,14 @@ export class SessionHost {
     }
   }
 
-  #host(agent: Agent, session: HostedSession['session'], userId: string, place: RoomPlace): HostedSession {
+  /** Holds `session` here; `listed`: other requests find it at once (else the caller lists it). */
+  #host(
+    agent: Agent,
+    session: HostedSession['session'],
+    userId: string,
+    place: RoomPlace,
+    listed = true,
+  ): HostedSession {
     const hosted: HostedSession = new HostedSession(agent, session, userId, {
       idleTimeoutMs: this.limits.idleTimeoutMs,
       onError: (error) => this.limits.reportError?.(error, { route: 'turns', userId, sessionId: session.id }),
@@ -269,6 +276,7 @@ export class SessionHost {
         place.free();
       },
     });
+    if (listed && !hosted.ended) this.#sessions.set(session.id, hosted);
     return hosted;
   }
 
