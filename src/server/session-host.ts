@@ -66,6 +66,11 @@ export class SessionHost {
     this.room = new Room(limits);
   }
 
+  /** Whether this instance recovers the turns of instances that stopped (`recovery` is on). */
+  get recovers(): boolean {
+    return Boolean(this.limits.recovery);
+  }
+
   /** Whether `shutdown` was called: new sessions and turns are refused. */
   get closing(): boolean {
     return this.#shuttingDown !== null;
