@@ -43,7 +43,13 @@ const storageFor = (userId: string) => {
   return storage;
 };
 
-await pool.query(`CREATE TABLE IF NOT EXISTS chaos_runs (tool text NOT NULL, call_id text NOT NULL)`);
+// The test makes the table before it starts instances (two concurrent CREATE … IF NOT EXISTS may
+// collide); this is for an instance started alone.
+await pool
+  .query(`CREATE TABLE IF NOT EXISTS chaos_runs (tool text NOT NULL, call_id text NOT NULL)`)
+  .catch((error: { code?: string }) => {
+    if (error.code !== '23505' && error.code !== '42P07') throw error;
+  });
 
 /** A tool whose executions are counted in `chaos_runs`; the first one of each call never ends. */
 const counted = (

@@ -17,7 +17,7 @@ import { expectCleanHistory, kindOf, recoveryRows, storedRows, type StoredRow } 
 import type { ChaosInstanceConfig } from './instance-process.js';
 import { eventually, RoutingProxy, startInstance, startModel, toolRuns, within, type ChaosInstance } from './world.js';
 
-const LEASE_MS = 1_500;
+const LEASE_MS = Number(process.env.CHAOS_LEASE_MS ?? 1_500);
 const SWEEP_MS = 200;
 /** Bounds every scenario; the whole file stays well under 3 minutes. */
 const TEST_MS = 60_000;
@@ -48,6 +48,7 @@ function figure(name: string, ms: number): void {
 async function world(names: readonly string[], options: { maxAttempts?: number } = {}) {
   const model = await startModel();
   started.stops.push(() => model.server.close());
+  await observer.query(`CREATE TABLE IF NOT EXISTS chaos_runs (tool text NOT NULL, call_id text NOT NULL)`);
   const config: Omit<ChaosInstanceConfig, 'name'> = {
     connection: { host: server.host, port: server.port, user: server.user, password: server.password, database: database.name },
     schema: `chaos_${++schemas}`,
@@ -83,9 +84,9 @@ async function world(names: readonly string[], options: { maxAttempts?: number }
     /** Closes `name` as a deploy does; resolves with when the close was asked, once it is gone. */
     async close(name: string): Promise<number> {
       const at = Date.now();
-      const closing = byName[name]!.close();
-      await closing;
+      // The load balancer stops sending it new connections as the deploy starts.
       dead.add(name);
+      await byName[name]!.close();
       return at;
     },
     remote: () =>
@@ -266,6 +267,99 @@ describe('chaos: a turn survives its instance (real processes, PostgreSQL, HTTP)
       await settle();
       expect(await toolRuns(observer)).toMatchObject({ 'lookup-31': 2 });
       await expectCleanHistory(observer, w.schema, sessionId);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'SIGKILL while a turn awaits approval: B takes it over parked, the approval is still pending, approving through B runs the tool once',
+    async () => {
+      const w = await world(['A', 'B']);
+      const { session, turn } = await turnOn(w.remote(), 'tool payout 4');
+      await within(eventOf(turn, 'approval_requested'), 'A asks for the approval');
+      await w.kill('A');
+      // B's sweep opens the session once A's lease ran out; the turn stays parked on its approval.
+      await eventually(async () => (await holderOf(w.schema, session.id)) === 'B', 'B holds the session');
+      const active = await eventually(
+        async () => (session.activeTurn?.pendingApprovals.some((p) => p.callId === 'payout-4') ? session.activeTurn : null),
+        'the client sees the approval still pending',
+      );
+      expect(active.id).toBe(turn.id);
+      expect(recoveryRows(await storedRows(observer, w.schema, session.id))).toEqual([]);
+      expect((await toolRuns(observer))['payout-4']).toBeUndefined();
+      await within(active.approve('payout-4'), 'the approval is sent through the proxy to B');
+      const result = await within(turn.result, 'the turn result settles');
+      expect(result.status).toBe('completed');
+      const { rows } = await endOf(w.schema, session.id, turn.id);
+      expect(toolResults(rows)).toEqual({ 'payout-4': 'payout ran' });
+      expect(answerOf(session)).toContain('all done');
+      await settle();
+      expect(await toolRuns(observer)).toMatchObject({ 'payout-4': 1 });
+      await expectCleanHistory(observer, w.schema, session.id);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'the holder killed 3 times in a row (maxAttempts 3): the turn ends failed RECOVERY_EXHAUSTED, and nothing more runs',
+    async () => {
+      const w = await world(['A', 'B', 'C', 'D'], { maxAttempts: 3 });
+      // The model never finishes: every run dies mid-answer, without progress.
+      const { session, turn } = await turnOn(w.remote(), 'hold 5');
+      await within(eventOf(turn, 'text_delta'), 'A streams');
+      let holder = 'A';
+      const killed: string[] = [];
+      for (let death = 1; death <= 3; death++) {
+        const killedAt = await w.kill(holder);
+        killed.push(holder);
+        if (death === 3) break;
+        holder = await eventually(async () => {
+          const now = await holderOf(w.schema, session.id);
+          return now && !killed.includes(now) && w.model.counters.requests >= death + 1 ? now : null;
+        }, `run ${death + 1} starts on another instance`);
+        figure(`S5 SIGKILL ${death} → run ${death + 1} asks the model (on ${holder})`, Date.now() - killedAt);
+      }
+      const result = await within(turn.result, 'the turn result settles');
+      expect(result.status).toBe('failed');
+      expect(result.error?.code).toBe('RECOVERY_EXHAUSTED');
+      const { rows, status } = await endOf(w.schema, session.id, turn.id);
+      expect(status).toBe('failed');
+      expect(recoveryRows(rows).map((v) => (v as { attempt: number }).attempt)).toEqual([1, 2]);
+      await settle();
+      // Three runs asked the model, the one that gave up did not; nothing ran after.
+      expect(w.model.counters.requests).toBe(3);
+      const after = await storedRows(observer, w.schema, session.id);
+      expect(after.length).toBe(rows.length);
+      expect(after.filter(({ event }) => kindOf(event) === 'turn_ended')).toHaveLength(1);
+      await expectCleanHistory(observer, w.schema, session.id);
+      // The session stays usable.
+      const next = await within(session.sendMessage('hi'), 'a new turn starts');
+      expect((await within(next.result, 'the new turn settles')).status).toBe('completed');
+    },
+    TEST_MS,
+  );
+
+  it(
+    'a graceful close (deploy): B resumes the turn within about 2 s, and it completes',
+    async () => {
+      const w = await world(['A', 'B']);
+      const { session, turn } = await turnOn(w.remote(), 'hold 6');
+      await within(eventOf(turn, 'text_delta'), 'A streams the first part');
+      const closedAt = await w.close('A');
+      await eventually(async () => w.model.counters.requests >= 2, 'B asks the model again');
+      const askedAt = Date.now();
+      w.model.hold.release();
+      const result = await within(turn.result, 'the turn result settles');
+      const settledAt = Date.now();
+      expect(result.status).toBe('completed');
+      const { rows } = await endOf(w.schema, session.id, turn.id);
+      expect(answerOf(session)).toContain('part one part two');
+      const resumed = recoveredAt(rows) - closedAt;
+      figure('S6 close() → turn_resumed stored by B', resumed);
+      figure('S6 close() → B asks the model again', askedAt - closedAt);
+      figure('S6 close() → result settled at the client', settledAt - closedAt);
+      expect(resumed).toBeLessThan(LEASE_MS + 3_000);
+      await expectCleanHistory(observer, w.schema, session.id);
     },
     TEST_MS,
   );
