@@ -117,6 +117,8 @@ const handler = createAgentHandler({
 const server = createServer(toNodeListener(handler));
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
+// The test process is gone (it crashed, or was killed itself): no instance outlives it.
+process.on('disconnect', () => process.exit(1));
 process.on('message', (message: { type?: string }) => {
   if (message.type === 'close') {
     void handler.close({ timeoutMs: 0 }).then(() => process.send?.({ type: 'closed' }));

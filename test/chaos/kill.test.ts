@@ -13,11 +13,25 @@ import type { AgentEvent, TurnResult } from '../../src/index.js';
 import { RemoteAgent, type RemoteSession, type RemoteTurn } from '../../src/remote.js';
 import { TOOL_OUTCOME_UNKNOWN_SERVER_TEXT } from '../../src/server/recovery.js';
 import { useDatabase } from '../postgres/support/server.js';
-import { expectCleanHistory, kindOf, recoveryRows, storedRows, type StoredRow } from '../server/postgres-instances.js';
+import {
+  expectCleanHistory,
+  kindOf,
+  recoveryRows,
+  storedRows,
+  type StoredRow,
+} from '../server/postgres-instances.js';
 import type { ChaosInstanceConfig } from './instance-process.js';
-import { eventually, RoutingProxy, startInstance, startModel, toolRuns, within, type ChaosInstance } from './world.js';
+import {
+  eventually,
+  RoutingProxy,
+  startInstance,
+  startModel,
+  toolRuns,
+  within,
+  type ChaosInstance,
+} from './world.js';
 
-const LEASE_MS = Number(process.env.CHAOS_LEASE_MS ?? 1_500);
+const LEASE_MS = 1_500;
 const SWEEP_MS = 200;
 /** Bounds every scenario; the whole file stays well under 3 minutes. */
 const TEST_MS = 60_000;
@@ -50,7 +64,13 @@ async function world(names: readonly string[], options: { maxAttempts?: number }
   started.stops.push(() => model.server.close());
   await observer.query(`CREATE TABLE IF NOT EXISTS chaos_runs (tool text NOT NULL, call_id text NOT NULL)`);
   const config: Omit<ChaosInstanceConfig, 'name'> = {
-    connection: { host: server.host, port: server.port, user: server.user, password: server.password, database: database.name },
+    connection: {
+      host: server.host,
+      port: server.port,
+      user: server.user,
+      password: server.password,
+      database: database.name,
+    },
     schema: `chaos_${++schemas}`,
     leaseMs: LEASE_MS,
     modelBaseURL: model.server.baseURL,
@@ -139,7 +159,9 @@ async function endOf(schema: string, sessionId: string, turnId: string) {
   return eventually(async () => {
     const rows = await storedRows(observer, schema, sessionId);
     const end = rows.find(
-      ({ event }) => kindOf(event) === 'turn_ended' && (event.payload as { value: { turnId: string } }).value.turnId === turnId,
+      ({ event }) =>
+        kindOf(event) === 'turn_ended' &&
+        (event.payload as { value: { turnId: string } }).value.turnId === turnId,
     );
     return end ? { rows, status: (end.event.payload as { value: { status: string } }).value.status } : null;
   }, 'the turn ends in storage');
@@ -147,7 +169,11 @@ async function endOf(schema: string, sessionId: string, turnId: string) {
 
 /** The stored tool results, by call id. */
 const toolResults = (rows: readonly StoredRow[]) =>
-  Object.fromEntries(rows.flatMap(({ event: { payload } }) => (payload.type === 'tool_result' ? [[payload.callId, payload.content]] : [])));
+  Object.fromEntries(
+    rows.flatMap(({ event: { payload } }) =>
+      payload.type === 'tool_result' ? [[payload.callId, payload.content]] : [],
+    ),
+  );
 
 /** The text of the session's last assistant message. */
 function answerOf(session: RemoteSession): string {
@@ -158,8 +184,7 @@ function answerOf(session: RemoteSession): string {
 /** When the stored `turn_recovery` of attempt `attempt` says it started (ms since the epoch). */
 function recoveredAt(rows: readonly StoredRow[], attempt = 1): number {
   const record = recoveryRows(rows).find((value) => (value as { attempt: number }).attempt === attempt) as
-    | { at: string }
-    | undefined;
+    { at: string } | undefined;
   expect(record, `turn_recovery attempt ${attempt} is stored`).toBeDefined();
   return Date.parse(record!.at);
 }
@@ -277,11 +302,15 @@ describe('chaos: a turn survives its instance (real processes, PostgreSQL, HTTP)
       const w = await world(['A', 'B']);
       const { session, turn } = await turnOn(w.remote(), 'tool payout 4');
       await within(eventOf(turn, 'approval_requested'), 'A asks for the approval');
-      await w.kill('A');
+      const killedAt = await w.kill('A');
       // B's sweep opens the session once A's lease ran out; the turn stays parked on its approval.
       await eventually(async () => (await holderOf(w.schema, session.id)) === 'B', 'B holds the session');
+      figure('S4 SIGKILL → B holds the parked session', Date.now() - killedAt);
       const active = await eventually(
-        async () => (session.activeTurn?.pendingApprovals.some((p) => p.callId === 'payout-4') ? session.activeTurn : null),
+        async () =>
+          session.activeTurn?.pendingApprovals.some((p) => p.callId === 'payout-4')
+            ? session.activeTurn
+            : null,
         'the client sees the approval still pending',
       );
       expect(active.id).toBe(turn.id);
@@ -313,10 +342,13 @@ describe('chaos: a turn survives its instance (real processes, PostgreSQL, HTTP)
         const killedAt = await w.kill(holder);
         killed.push(holder);
         if (death === 3) break;
-        holder = await eventually(async () => {
-          const now = await holderOf(w.schema, session.id);
-          return now && !killed.includes(now) && w.model.counters.requests >= death + 1 ? now : null;
-        }, `run ${death + 1} starts on another instance`);
+        holder = await eventually(
+          async () => {
+            const now = await holderOf(w.schema, session.id);
+            return now && !killed.includes(now) && w.model.counters.requests >= death + 1 ? now : null;
+          },
+          `run ${death + 1} starts on another instance`,
+        );
         figure(`S5 SIGKILL ${death} → run ${death + 1} asks the model (on ${holder})`, Date.now() - killedAt);
       }
       const result = await within(turn.result, 'the turn result settles');
