@@ -65,6 +65,21 @@ export interface TurnAwareLock extends SessionLock {
   peek(sessionId: string): Promise<{ live: boolean; turnId: string | null }>;
 }
 
+/**
+ * @internal A lock whose `release()` reaches its store later (a statement in flight): the server
+ * waits for those before `handler.close()` resolves, so a process that exits then has given its
+ * leases back.
+ */
+export interface SettlingLock extends SessionLock {
+  /** Settles once every release asked for so far has reached the store (or failed); never rejects. */
+  releasesSettled(): Promise<void>;
+}
+
+/** @internal Whether `lock` tells when its releases reached its store. */
+export function isSettlingLock(lock: SessionLock): lock is SettlingLock {
+  return typeof (lock as Partial<SettlingLock>).releasesSettled === 'function';
+}
+
 /** @internal Whether `lock` knows which turn its holders run. */
 export function isTurnAwareLock(lock: SessionLock): lock is TurnAwareLock {
   return typeof (lock as Partial<TurnAwareLock>).acquireUnlessTurnRuns === 'function';

@@ -7,7 +7,7 @@ import type { Observable, Subscription } from 'rxjs';
 import * as z from 'zod/mini';
 import { integer } from '../vocabulary/checks.js';
 import { generateId } from '../ids.js';
-import type { LockLease, LockMode, TurnAwareLock } from '../ports/session-lock.js';
+import type { LockLease, LockMode, SettlingLock, TurnAwareLock } from '../ports/session-lock.js';
 import type { SessionChange } from '../sync/session-change-feed.js';
 import { parseInput } from '../validate.js';
 import { ChangeFeed } from './change-feed.js';
@@ -62,7 +62,7 @@ const WAIT_POLL_NO_LISTEN_MS = 500;
  *   .registerSessionLock(new PostgresSessionLock({ sql }))
  *   .build();
  */
-export class PostgresSessionLock implements TurnAwareLock {
+export class PostgresSessionLock implements TurnAwareLock, SettlingLock {
   /** The name this instance writes into the lock rows it holds. */
   readonly holderId: string;
   /** How long a lease lasts without renewal. */
@@ -75,6 +75,8 @@ export class PostgresSessionLock implements TurnAwareLock {
   readonly #runner: PostgresRunner;
   readonly #origin = generateId();
   readonly #held = new Set<HeldLease>();
+  /** The releases whose statement has not answered yet. */
+  readonly #releasing = new Set<Promise<void>>();
   /** Bells for any session (own ones included): a held lease checks whether it was taken. */
   readonly #watch: ChangeFeed | null;
   #watching: Subscription | null = null;
@@ -225,7 +227,23 @@ export class PostgresSessionLock implements TurnAwareLock {
     );
   }
 
-  async #release(sessionId: string, token: string): Promise<void> {
+  /**
+   * @internal Settles once every release asked for so far reached the database (or failed):
+   * `handler.close()` waits for it, so an instance that exits right after has given its leases
+   * back instead of leaving them to run out.
+   */
+  async releasesSettled(): Promise<void> {
+    await Promise.allSettled([...this.#releasing]);
+  }
+
+  #release(sessionId: string, token: string): Promise<void> {
+    const releasing = this.#releaseNow(sessionId, token);
+    const tracked = releasing.catch(() => {}).finally(() => this.#releasing.delete(tracked));
+    this.#releasing.add(tracked);
+    return releasing;
+  }
+
+  async #releaseNow(sessionId: string, token: string): Promise<void> {
     await this.#runner.query(
       `releasing the lock of session '${sessionId}'`,
       `WITH d AS (DELETE FROM ${this.#runner.table('locks')} WHERE session_id = $1 AND token = $2 RETURNING 1)

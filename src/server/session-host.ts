@@ -21,7 +21,7 @@ import type { Agent } from '../agent.js';
 import { AgentError, Errors } from '../errors.js';
 import { findInterruptedTurn } from '../persistence/interrupted-turn.js';
 import { serverPort } from '../runtime/server-port.js';
-import { isTurnAwareLock } from '../ports/session-lock.js';
+import { isSettlingLock, isTurnAwareLock } from '../ports/session-lock.js';
 import type { SessionConfig } from '../types.js';
 import { HostedSession } from './hosted-session.js';
 import { asAgentError } from './public-error.js';
@@ -64,6 +64,11 @@ export class SessionHost {
     },
   ) {
     this.room = new Room(limits);
+  }
+
+  /** Whether this instance recovers the turns of instances that stopped (`recovery` is on). */
+  get recovers(): boolean {
+    return Boolean(this.limits.recovery);
   }
 
   /** Whether `shutdown` was called: new sessions and turns are refused. */
@@ -197,7 +202,12 @@ export class SessionHost {
         new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
       ]);
       clearTimeout(timer);
-      await Promise.all([...this.#sessions.values()].map((s) => (s.running ? s.interrupt() : s.release())));
+      const sessions = [...this.#sessions.values()];
+      await Promise.all(sessions.map((s) => (s.running ? s.interrupt() : s.release())));
+      // A lock whose release is a statement in flight: given back before this resolves, so a
+      // process that exits right after has not left its leases to run out.
+      const locks = new Set(sessions.map((s) => s.server.lock));
+      await Promise.all([...locks].map((lock) => (lock && isSettlingLock(lock) ? lock.releasesSettled() : undefined)));
     })();
     return this.#shuttingDown;
   }

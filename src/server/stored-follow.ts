@@ -113,6 +113,11 @@ export class StoredReader {
         .withAgent(userId, async (agent) => {
           this.#agent = agent;
           const first = await storedState(agent, sessionId);
+          // Its holder stopped since the request looked: taken up here, the followers reconnect to it.
+          if ((await this.#takeUp(first)) === 'here') {
+            this.stop();
+            return resolve();
+          }
           this.#send(first);
           const changes = agent.sessionChanges.subscribe((change) => {
             if (change.sessionId !== sessionId) return;
@@ -185,6 +190,21 @@ export class StoredReader {
     for (const writer of this.#writers) writer.write(record.bytes);
   }
 
+  /**
+   * A turn whose holder stopped (neither running nor awaiting a decision) is not sent as cut off
+   * while this instance recovers turns: it opens the session here, as a request would, which goes
+   * on with the turn (`'here'`: the followers then reconnect to this live copy). `'elsewhere'`
+   * when another instance holds it now; `'no'` when there is nothing to take up or opening failed.
+   */
+  async #takeUp(state: SessionState): Promise<'here' | 'elsewhere' | 'no'> {
+    if (state.interruptedTurn === null || state.conversation.turn !== null) return 'no';
+    if (!this.host.recovers || this.host.closing) return 'no';
+    return this.host.open(this.userId, this.sessionId, 'read').then(
+      (hosted) => (hosted ? 'here' : 'elsewhere'),
+      () => 'no' as const,
+    );
+  }
+
   #schedule(running: boolean): void {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.#read(), running ? DRAFT_READ_MS : IDLE_READ_MS);
@@ -203,6 +223,10 @@ export class StoredReader {
       if (this.host.held(this.userId, this.sessionId) !== null) return this.stop();
       const state = await storedState(this.#agent, this.sessionId);
       if (this.#stopped) return;
+      const taken = await this.#takeUp(state);
+      if (taken === 'here') return this.stop();
+      // Another instance took it up meanwhile: its take rings, and the next read shows it running.
+      if (taken === 'elsewhere') return this.#schedule(true);
       this.#send(state);
       this.#schedule(state.conversation.turn !== null);
     } catch {

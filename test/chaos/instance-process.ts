@@ -15,7 +15,7 @@ import pg from 'pg';
 import * as z from 'zod/mini';
 import { AgentBuilder, defineTool } from '../../src/index.js';
 import { OpenAIProvider } from '../../src/openai.js';
-import { PostgresSessionLock, PostgresSessionStorage, pgClient } from '../../src/postgres.js';
+import { findInterruptedSessions, PostgresSessionLock, PostgresSessionStorage, pgClient } from '../../src/postgres.js';
 import { createAgentHandler, toNodeListener } from '../../src/server.js';
 
 /** How an instance is set up. */
@@ -27,6 +27,8 @@ export interface ChaosInstanceConfig {
   modelBaseURL: string;
   /** How often the recovery sweep runs, or `null` for recovery on request only. */
   sweepIntervalMs: number | null;
+  /** `recovery.maxAttempts`; the handler's default when absent. */
+  maxAttempts?: number;
 }
 
 const config = JSON.parse(process.argv[2]!) as ChaosInstanceConfig;
@@ -41,16 +43,26 @@ const storageFor = (userId: string) => {
   return storage;
 };
 
-await pool.query(`CREATE TABLE IF NOT EXISTS chaos_runs (tool text NOT NULL, call_id text NOT NULL)`);
+// The test makes the table before it starts instances (two concurrent CREATE … IF NOT EXISTS may
+// collide); this is for an instance started alone.
+await pool
+  .query(`CREATE TABLE IF NOT EXISTS chaos_runs (tool text NOT NULL, call_id text NOT NULL)`)
+  .catch((error: { code?: string }) => {
+    if (error.code !== '23505' && error.code !== '42P07') throw error;
+  });
 
 /** A tool whose executions are counted in `chaos_runs`; the first one of each call never ends. */
-const counted = (name: string, options: { mutating: boolean; idempotent?: boolean }) =>
+const counted = (
+  name: string,
+  options: { mutating: boolean; idempotent?: boolean; needsApproval?: boolean; answersFirst?: boolean },
+) =>
   defineTool({
     name,
     description: `${name} (chaos test tool)`,
     parameters: z.object({ n: z.number() }),
     mutating: options.mutating,
     ...(options.idempotent !== undefined && { idempotent: options.idempotent }),
+    ...(options.needsApproval && { needsApproval: true }),
     execute: async ({ callId }) => {
       const { rows } = await pool.query<{ runs: string }>(
         `WITH added AS (INSERT INTO chaos_runs (tool, call_id) VALUES ($1, $2) RETURNING 1)
@@ -59,6 +71,7 @@ const counted = (name: string, options: { mutating: boolean; idempotent?: boolea
       );
       if (Number(rows[0]!.runs) === 1) {
         process.send?.({ type: 'tool-started', tool: name, callId, instance: config.name });
+        if (options.answersFirst) return `${name} ran`;
         return new Promise<string>(() => {});
       }
       return `${name} ran`;
@@ -69,15 +82,13 @@ const tools = [
   counted('transfer', { mutating: true }),
   counted('upsert', { mutating: true, idempotent: true }),
   counted('lookup', { mutating: false }),
+  // Asks for approval, then answers on its first execution (the instance dies while it waits).
+  counted('payout', { mutating: true, needsApproval: true, answersFirst: true }),
 ];
 const provider = new OpenAIProvider({
   baseURL: config.modelBaseURL,
   models: ['chaos-model'],
 });
-
-const { findInterruptedSessions } = (await import('../../src/postgres.js')) as {
-  findInterruptedSessions?: (sql: unknown, options: { schema: string }) => Promise<{ sessionId: string; userId: string }[]>;
-};
 
 const handler = createAgentHandler({
   agent: ({ userId }) =>
@@ -88,23 +99,26 @@ const handler = createAgentHandler({
       .registerTool(tools[0]!)
       .registerTool(tools[1]!)
       .registerTool(tools[2]!)
+      .registerTool(tools[3]!)
       .build(),
   authorize: (request) => {
     const user = /^Bearer ([a-z]+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
     return user ? { userId: user } : null;
   },
   onError: () => {},
-  recovery:
-    config.sweepIntervalMs !== null && findInterruptedSessions
-      ? {
-          find: () => findInterruptedSessions(sql, { schema: config.schema }),
-          sweepIntervalMs: config.sweepIntervalMs,
-        }
-      : {},
+  recovery: {
+    ...(config.sweepIntervalMs !== null && {
+      find: () => findInterruptedSessions(sql, { schema: config.schema }),
+      sweepIntervalMs: config.sweepIntervalMs,
+    }),
+    ...(config.maxAttempts !== undefined && { maxAttempts: config.maxAttempts }),
+  },
 });
 const server = createServer(toNodeListener(handler));
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
+// The test process is gone (it crashed, or was killed itself): no instance outlives it.
+process.on('disconnect', () => process.exit(1));
 process.on('message', (message: { type?: string }) => {
   if (message.type === 'close') {
     void handler.close({ timeoutMs: 0 }).then(() => process.send?.({ type: 'closed' }));
