@@ -9,13 +9,13 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize } from 'node:path';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
-import { build } from 'vite';
+import { build, type PluginOption } from 'vite';
 import { HARNESS_GLOBAL, type CallOutcome, type PageHarness } from './page-runtime.js';
 
 /** Where system packages install Chromium or Chrome, in the order they are tried. */
@@ -147,12 +147,23 @@ export class PageError extends Error {
   }
 }
 
+/** What a page bundle may need beyond its entry. */
+export interface HarnessOptions {
+  /** Vite plugins for the bundle (e.g. one that serves a module taken from the documentation). */
+  readonly plugins?: PluginOption[];
+  /**
+   * Requests whose path starts with `prefix` go to `listener`, on the page's own origin: a page
+   * that calls its server by a relative path (`/agent/chat`) reaches it without CORS.
+   */
+  readonly sameOrigin?: { readonly prefix: string; readonly listener: RequestListener };
+}
+
 /**
  * Bundles `entry` (a module that calls `exposeToHarness`) and starts Chromium on a profile on
  * disk (so IndexedDB is the real, disk-backed one, not the in-memory store of an incognito
  * context). Throws, saying what it tried, when there is no Chromium ({@link resolveChromium}).
  */
-export async function openInChromium(entry: string): Promise<BrowserHarness> {
+export async function openInChromium(entry: string, options: HarnessOptions = {}): Promise<BrowserHarness> {
   const browserToUse = await resolveChromium();
   const workDir = await mkdtemp(join(tmpdir(), 'youyou-browser-'));
   const outDir = join(workDir, 'bundle');
@@ -164,8 +175,8 @@ export async function openInChromium(entry: string): Promise<BrowserHarness> {
     await rm(workDir, { recursive: true, force: true });
   };
   try {
-    await bundle(entry, outDir);
-    servers.push(await serve(outDir));
+    await bundle(entry, outDir, options.plugins ?? []);
+    servers.push(await serve(outDir, options.sameOrigin));
     context = await chromium.launchPersistentContext(join(workDir, 'profile'), {
       executablePath: browserToUse.executablePath,
       args: [...browserToUse.args],
@@ -174,7 +185,7 @@ export async function openInChromium(entry: string): Promise<BrowserHarness> {
     const browser = context;
     return {
       async open({ freshOrigin = false } = {}) {
-        if (freshOrigin) servers.push(await serve(outDir));
+        if (freshOrigin) servers.push(await serve(outDir, options.sameOrigin));
         const port = (servers.at(-1)!.address() as AddressInfo).port;
         return openTab(browser, `http://127.0.0.1:${port}`);
       },
@@ -222,10 +233,11 @@ async function openTab(context: BrowserContext, origin: string): Promise<Harness
 }
 
 /** Bundles `entry` and its imports into `outDir/page.js` (no project config: the library's lib mode is not wanted here). */
-async function bundle(entry: string, outDir: string): Promise<void> {
+async function bundle(entry: string, outDir: string, plugins: PluginOption[]): Promise<void> {
   await build({
     configFile: false,
     logLevel: 'warn',
+    plugins,
     build: {
       outDir,
       emptyOutDir: true,
@@ -245,11 +257,18 @@ async function bundle(entry: string, outDir: string): Promise<void> {
 const PAGE_HTML =
   '<!doctype html><meta charset="utf-8"><title>youyou-agent harness</title><script type="module" src="/page.js"></script>';
 
-/** Serves `dir` on 127.0.0.1 at a free port; `/` is a page that loads `/page.js`. */
-function serve(dir: string): Promise<Server> {
+/**
+ * Serves `dir` on 127.0.0.1 at a free port; `/` is a page that loads `/page.js`, and paths under
+ * `sameOrigin.prefix` go to its listener.
+ */
+function serve(dir: string, sameOrigin?: HarnessOptions['sameOrigin']): Promise<Server> {
   const server = createServer((request, response) => {
     void (async () => {
       const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+      if (sameOrigin && path.startsWith(sameOrigin.prefix)) {
+        sameOrigin.listener(request, response);
+        return;
+      }
       if (path === '/') {
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE_HTML);
         return;

@@ -5,7 +5,7 @@
  * @module
  */
 import { afterAll, beforeAll } from 'vitest';
-import { openInChromium, type BrowserHarness, type HarnessPage } from './harness.js';
+import { openInChromium, type BrowserHarness, type HarnessOptions, type HarnessPage } from './harness.js';
 
 /** What a test file gets: new pages, and the first page when asked for one up front. */
 export interface ChromiumPages {
@@ -15,14 +15,20 @@ export interface ChromiumPages {
   page(): HarnessPage;
 }
 
-/** Registers the file's browser start and stop; `entry` is the page bundle's entry module. */
-export function useChromium(entry: string, options: { firstPage?: boolean } = {}): ChromiumPages {
+/**
+ * Registers the file's browser start and stop; `entry` is the page bundle's entry module (bundled
+ * and served as `options` say, see {@link HarnessOptions}).
+ */
+export function useChromium(
+  entry: string,
+  options: { firstPage?: boolean } & HarnessOptions = {},
+): ChromiumPages {
   let browser: BrowserHarness | undefined;
   let first: HarnessPage | undefined;
   let startError: unknown;
   beforeAll(async () => {
     try {
-      browser = await openInChromium(entry);
+      browser = await openInChromium(entry, options);
       if (options.firstPage) first = await browser.open();
     } catch (error) {
       startError = error;

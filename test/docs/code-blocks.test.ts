@@ -11,8 +11,11 @@
  * Blocks that need an OpenAI-compatible server read its address from `LLM_BASE_URL`, which points
  * at a local server on 127.0.0.1 here. Each block gets a fresh in-memory IndexedDB when it
  * installs `fake-indexeddb/auto`.
+ *
+ * A ```tsx block is a React page, which cannot run in Node: each one is run in Chromium by the
+ * browser test that {@link TSX_RUN_BY} names, and a ```tsx block no test runs fails here.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { formatWithOptions } from 'node:util';
 import { IDBFactory } from 'fake-indexeddb';
@@ -32,6 +35,14 @@ const SOURCES = {
   'youyou-agent/postgres': 'src/postgres.js',
   'youyou-agent/otel': 'src/otel.js',
 } as const;
+
+/**
+ * The pages with a ```tsx block, and the browser test that reads that block from the Markdown and
+ * runs it in Chromium (one block per page).
+ */
+const TSX_RUN_BY: Record<string, string> = {
+  'docs/use-chat.md': 'test/browser/use-chat.docs-example.browser.test.ts',
+};
 
 /** The documentation's examples, each with the file it is written to. */
 const all = docFiles().flatMap((file) =>
@@ -189,11 +200,26 @@ describe('documentation code blocks', () => {
     expect(all.length).toBeGreaterThan(20);
     const mislabelled = docFiles().flatMap((file) =>
       codeBlocks(file, readDoc(file))
-        // `tsx`: a React component, which cannot run in Node (its page is shown, not run).
+        // `tsx`: a React page, run in Chromium by its browser test (see the next test).
         .filter((b) => /^(typescript|ts|mts|js|javascript|jsx|mjs)$/i.test(b.lang) && b.lang !== 'ts')
         .map((b) => `${b.file}:${b.line} is \`\`\`${b.lang}: write \`\`\`ts so it is run`),
     );
     expect(mislabelled).toEqual([]);
+  });
+
+  it('every ```tsx block is run by the browser test TSX_RUN_BY names', () => {
+    const tsx = docFiles().flatMap((file) => codeBlocks(file, readDoc(file)).filter((b) => b.lang === 'tsx'));
+    expect(
+      tsx
+        .filter((b) => !(b.file in TSX_RUN_BY))
+        .map((b) => `${b.file}:${b.line} is \`\`\`tsx, which no test runs: add a browser test to TSX_RUN_BY`),
+    ).toEqual([]);
+    for (const [file, test] of Object.entries(TSX_RUN_BY)) {
+      expect(tsx.filter((b) => b.file === file).length, `${file} has the one tsx block ${test} runs`).toBe(1);
+      expect(readFileSync(`${ROOT}${test}`, 'utf8'), `${test} reads its block from ${file}`).toContain(
+        `const DOC = '${file}';`,
+      );
+    }
   });
 
   // The compiler API over every block: seconds alone, much longer on a loaded 2-core machine.
