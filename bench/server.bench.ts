@@ -17,7 +17,11 @@
  *    next to the same load through a plain streaming route with no agent (the floor);
  * 7. `admission`: turns beyond `maxRunningTurns`, refused with `Retry-After`;
  * 8. `slow`: the instance's heap in the middle of a 16 MiB answer streamed past a client that
- *    never reads and one that reads 1 kB/s, against the same answer with no slow client.
+ *    never reads and one that reads 1 kB/s, against the same answer with no slow client;
+ * 9. `takeover`: after a SIGKILL (`--kills` per lease length, the default `leaseMs` and a short
+ *    one) and after `handler.close()`, how soon the client sees the turn resumed on the other
+ *    instance and its result; and the model output a recovered turn costs. Minutes: its rounds
+ *    wait out the lease.
  *
  * Options: see `server/settings.ts`; `npm run bench -- server --only latency,memory`. The table
  * is also written to `bench/results/server-latest.json` (git-ignored), with the commit measured.
@@ -38,6 +42,7 @@ import { admission, paced } from './server/paced.js';
 import { postgres } from './server/postgres-part.js';
 import { readSettings, type ServerSettings } from './server/settings.js';
 import { SLOW_BUFFER_BYTES, SLOW_MODEL, slow } from './server/slow.js';
+import { takeover } from './server/takeover.js';
 import { throughput } from './server/throughput.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
@@ -119,6 +124,7 @@ export default async function run(options: BenchOptions): Promise<BenchResult> {
       const extra = { modelIds: [modelId(settings.deltas, 0), SLOW_MODEL], maxStreamBufferBytes: SLOW_BUFFER_BYTES };
       rows.push(...(await withInstance(model, settings, extra, (i) => slow(i))));
     }
+    if (wants('takeover')) rows.push(...(await takeover(settings.kills)));
     if (wants('postgres')) {
       const pg = await postgres(settings, (config) => startInstance(instanceConfig(model, settings, config)));
       rows.push(...pg.rows);

@@ -25,7 +25,7 @@ export interface InstanceProcess {
 export async function startInstance(config: InstanceConfig): Promise<InstanceProcess> {
   const child = fork(ENTRY, [JSON.stringify(config)], {
     cwd: ROOT,
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

@@ -7,7 +7,7 @@ import { countOption } from '../peer/settings.js';
 import type { BenchOptions } from '../types.js';
 
 /** The parts `--only` can pick. */
-export const PARTS = ['throughput', 'latency', 'memory', 'load', 'postgres', 'paced', 'admission', 'slow'] as const;
+export const PARTS = ['throughput', 'latency', 'memory', 'load', 'postgres', 'paced', 'admission', 'slow', 'takeover'] as const;
 
 /** One of {@link PARTS}. */
 export type Part = (typeof PARTS)[number];
@@ -38,6 +38,8 @@ export interface ServerSettings {
   pgTurns: number;
   /** Model requests through an `openai` SDK client rather than the provider's own `fetch` client. */
   sdkClient: boolean;
+  /** SIGKILLs per lease length in the take-over part. */
+  kills: number;
   /** Concurrent streams of the paced part, one run each. */
   streams: readonly number[];
   only: readonly Part[];
@@ -58,6 +60,7 @@ const KNOWN = new Set([
   'sdk-client',
   'streams',
   'only',
+  'kills',
 ]);
 
 /** Reads the options; throws on a value it cannot use, warns about options it does not know. */
@@ -87,6 +90,7 @@ export function readSettings(options: BenchOptions): ServerSettings {
     pgSessions: count('pg-sessions', 16, 1, 200),
     pgTurns: count('pg-turns', 4, 2, 100),
     sdkClient: options['sdk-client'] !== undefined,
+    kills: count('kills', 20, 1, 200),
     streams: streamsOf(options.streams),
     only: only as Part[],
   };

@@ -9,7 +9,7 @@ import type { Agent } from '../agent.js';
 import type { Conversation } from '../conversation/schema.js';
 import type { RunningTurn, Session } from '../session.js';
 import type { AgentEvent, Message, TurnResult } from '../types.js';
-import type { LastTurn, SessionPatch, SessionState, WireResult } from '../remote/wire.js';
+import { frameId, type LastTurn, type SessionPatch, type SessionState, type WireResult } from '../remote/wire.js';
 import { diffConversation, type StreamedDelta } from './conversation-diff.js';
 import { encodeFrame, FrameLog, type FrameRecord } from './frame-log.js';
 import { diffHistory } from './history-diff.js';
@@ -53,6 +53,12 @@ export class HostedSession {
   #turnEvents: AgentEvent[] = [];
   readonly #eventListeners = new Set<(event: AgentEvent | null) => void>();
   #lastTurn: LastTurn | null = null;
+  /**
+   * The state as the running turn began, and the frame it was shown at: a client that cannot
+   * replay from its own position (it followed another copy, one that stopped) gets it, then
+   * every frame of the turn from its start (a recovered turn's `turn_resumed` first).
+   */
+  #turnStart: { seq: number; state: SessionState } | null = null;
   #streams = 0;
   #commands = 0;
   #idle: ReturnType<typeof setTimeout> | null = null;
@@ -255,6 +261,10 @@ export class HostedSession {
   track(turn: RunningTurn, recovered = false): void {
     this.running = turn;
     this.recovered = recovered ? turn : null;
+    // The turn's start goes out first; the interrupted turn it continues is no longer one.
+    const start = this.state();
+    const interruptedTurn = start.interruptedTurn?.turnId === turn.id ? null : start.interruptedTurn;
+    this.#turnStart = { seq: this.log.seq, state: { ...start, interruptedTurn } };
     this.#touch();
     void turn.result.then(async (result) => {
       // The conversation shows a turn until its result settles; let that change go out first.
@@ -263,6 +273,7 @@ export class HostedSession {
       const wire = this.#wireResult(turn.id, result);
       this.log.push('result', wire, turn.id);
       this.#lastTurn = { turnId: turn.id, result: wire };
+      this.#turnStart = null;
       this.log.clear();
       if (this.running === turn) this.running = null;
       this.#touch();
@@ -289,8 +300,14 @@ export class HostedSession {
       },
     });
     const ends = (record: FrameRecord) => record.kind === 'result' && record.turnId === untilTurn;
-    const replay = this.log.after(lastEventId);
+    let replay = this.log.after(lastEventId);
     let done = false;
+    const start = this.#turnStart;
+    const startId = start && frameId(this.log.token, start.seq);
+    if (replay === null && start && (replay = this.log.after(startId))) {
+      // A running turn, as it began, then all of it.
+      writer.write(encodeFrame(startId!, 'state', start.state));
+    }
     if (replay === null) {
       const state = this.state();
       writer.write(encodeFrame(this.log.position, 'state', state));
