@@ -9,6 +9,7 @@ import type { Agent } from '../agent.js';
 import type { Conversation } from '../conversation/schema.js';
 import type { RunningTurn, Session } from '../session.js';
 import type { AgentEvent, Message, TurnResult } from '../types.js';
+import { ZERO_USAGE } from '../vocabulary/usage.js';
 import { frameId, type LastTurn, type SessionPatch, type SessionState, type WireResult } from '../remote/wire.js';
 import { diffConversation, type StreamedDelta } from './conversation-diff.js';
 import { encodeFrame, FrameLog, type FrameRecord } from './frame-log.js';
@@ -187,8 +188,10 @@ export class HostedSession {
    * client reconnects, and the clients waiting for it keep waiting.
    */
   #shown(conversation: Conversation): Conversation {
+    // A turn shown running (every streamed delta) needs nothing more.
+    if (conversation.turn !== null) return conversation;
     const parked = this.session.interruptedTurn;
-    if (conversation.turn !== null || !parked?.pendingApprovals.length) return conversation;
+    if (!parked?.pendingApprovals.length) return conversation;
     const awaiting = new Set(parked.pendingApprovals.map((approval) => approval.callId));
     return {
       ...conversation,
@@ -211,7 +214,7 @@ export class HostedSession {
     const wire: WireResult = {
       turnId,
       status: 'cancelled',
-      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      usage: ZERO_USAGE,
       cost: null,
       interruptedTurn: null,
     };
@@ -303,10 +306,11 @@ export class HostedSession {
     let replay = this.log.after(lastEventId);
     let done = false;
     const start = this.#turnStart;
-    const startId = start && frameId(this.log.token, start.seq);
-    if (replay === null && start && (replay = this.log.after(startId))) {
-      // A running turn, as it began, then all of it.
-      writer.write(encodeFrame(startId!, 'state', start.state));
+    if (replay === null && start !== null) {
+      // A running turn, as it began, then all of it (while its frames are all kept).
+      const startId = frameId(this.log.token, start.seq);
+      replay = this.log.after(startId);
+      if (replay !== null) writer.write(encodeFrame(startId, 'state', start.state));
     }
     if (replay === null) {
       const state = this.state();
@@ -382,9 +386,7 @@ export class HostedSession {
     }
     await this.agent.shutdown();
     this.#ended = true;
-    this.log.end();
-    for (const listener of [...this.#eventListeners]) listener(null);
-    this.#eventListeners.clear();
+    this.#endStreams();
     this.options.onEnded();
   }
 
@@ -412,11 +414,16 @@ export class HostedSession {
     this.#idle.unref?.();
   }
 
-  /** The session stopped (its conversation completed): its streams end. */
-  #stopped(): void {
+  /** Ends every stream of this copy: the frame log's and the turn followers'. */
+  #endStreams(): void {
     this.log.end();
     for (const listener of [...this.#eventListeners]) listener(null);
     this.#eventListeners.clear();
+  }
+
+  /** The session stopped (its conversation completed): its streams end. */
+  #stopped(): void {
+    this.#endStreams();
     // A session that ended by itself (taken over by another instance) frees its agent too.
     this.#ending ??= this.#leave(async () => {});
   }

@@ -112,12 +112,15 @@ export class StoredReader {
       host
         .withAgent(userId, async (agent) => {
           this.#agent = agent;
-          const first = await storedState(agent, sessionId);
+          let first = await storedState(agent, sessionId);
           // Its holder stopped since the request looked: taken up here, the followers reconnect to it.
-          if ((await this.#takeUp(first)) === 'here') {
+          const taken = await this.#takeUp(first);
+          if (taken === 'here') {
             this.stop();
             return resolve();
           }
+          // Taken up by another instance right now: the turn goes on there, not cut off.
+          if (taken === 'elsewhere') first = goingOn(first);
           this.#send(first);
           const changes = agent.sessionChanges.subscribe((change) => {
             if (change.sessionId !== sessionId) return;
@@ -239,4 +242,13 @@ export class StoredReader {
       await this.#read();
     }
   }
+}
+
+/**
+ * `state` with its interrupted turn shown running: another instance has just taken the session
+ * up to go on with it (the next read shows it running there, or ended with its result).
+ */
+function goingOn(state: SessionState): SessionState {
+  const turnId = state.interruptedTurn!.turnId;
+  return { ...state, conversation: { ...state.conversation, turn: { id: turnId, status: 'running' } } };
 }

@@ -218,7 +218,6 @@ describe('chaos: a turn survives its instance (real processes, PostgreSQL, HTTP)
       figure('S1 SIGKILL → turn_resumed stored by B (sweep)', recoveredAt(rows) - killedAt);
       figure('S1 SIGKILL → B asks the model again', askedAt - killedAt);
       figure('S1 SIGKILL → result settled at the client', settledAt - killedAt);
-      expect(recoveredAt(rows) - killedAt).toBeLessThan(LEASE_MS + SWEEP_MS + 3_000);
     },
     TEST_MS,
   );
@@ -353,7 +352,7 @@ describe('chaos: a turn survives its instance (real processes, PostgreSQL, HTTP)
       }
       const result = await within(turn.result, 'the turn result settles');
       expect(result.status).toBe('failed');
-      expect(result.error?.code).toBe('RECOVERY_EXHAUSTED');
+      expect(result.error?.code, result.error?.message).toBe('RECOVERY_EXHAUSTED');
       const { rows, status } = await endOf(w.schema, session.id, turn.id);
       expect(status).toBe('failed');
       expect(recoveryRows(rows).map((v) => (v as { attempt: number }).attempt)).toEqual([1, 2]);
@@ -378,6 +377,8 @@ describe('chaos: a turn survives its instance (real processes, PostgreSQL, HTTP)
       const { session, turn } = await turnOn(w.remote(), 'hold 6');
       await within(eventOf(turn, 'text_delta'), 'A streams the first part');
       const closedAt = await w.close('A');
+      // Given back by the close itself, not left to run out (how soon B goes on is the bench's).
+      expect(await holderOf(w.schema, session.id)).not.toBe('A');
       await eventually(async () => w.model.counters.requests >= 2, 'B asks the model again');
       const askedAt = Date.now();
       w.model.hold.release();
@@ -390,7 +391,6 @@ describe('chaos: a turn survives its instance (real processes, PostgreSQL, HTTP)
       figure('S6 close() → turn_resumed stored by B', resumed);
       figure('S6 close() → B asks the model again', askedAt - closedAt);
       figure('S6 close() → result settled at the client', settledAt - closedAt);
-      expect(resumed).toBeLessThan(LEASE_MS + 3_000);
       await expectCleanHistory(observer, w.schema, session.id);
     },
     TEST_MS,

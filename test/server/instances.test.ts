@@ -65,6 +65,29 @@ async function waitFor<T>(check: () => T | null | undefined | false): Promise<T>
   }
 }
 
+/**
+ * A turn that asked to move `amount` (call `callId`) through A, then waits for approval when A
+ * dies: its lease goes with it, its connections drop, and the client turns to B.
+ */
+async function parkedOnCrash(amount: number, callId: string, answer: string) {
+  const { lock, a, b } = await twoInstances([
+    reply.toolCalls([{ name: 'transfer', arguments: { amount }, callId }]),
+    reply.text(answer),
+  ]);
+  let target = a.origin;
+  const routed: typeof fetch = (input, init) =>
+    fetch(String(input).replace(/^http:\/\/127\.0\.0\.1:\d+/, target), init);
+  const session = await remoteFor(`${a.origin}/agent`, 'alice', routed).newSession();
+  const turn = await session.sendMessage(`move ${amount}`);
+  await new Promise<void>((resolve) =>
+    turn.events.subscribe((e) => e.payload.type === 'approval_requested' && resolve()),
+  );
+  lock.crash('A');
+  target = b.origin;
+  await a.close();
+  return { lock, session, turn };
+}
+
 const never = new Promise(() => {});
 const hanging: ScriptItem[] = [
   { type: 'text_delta', text: 'Thinking' },
@@ -162,22 +185,7 @@ describe('two instances on one storage', () => {
   });
 
   it('a turn parked for approval outlives its instance: the client keeps it and approves it on another', async () => {
-    const { lock, a, b } = await twoInstances([
-      reply.toolCalls([{ name: 'transfer', arguments: { amount: 3 }, callId: 'c3' }]),
-      reply.text('Moved 3.'),
-    ]);
-    let target = a.origin;
-    const routed: typeof fetch = (input, init) =>
-      fetch(String(input).replace(/^http:\/\/127\.0\.0\.1:\d+/, target), init);
-    const session = await remoteFor(`${a.origin}/agent`, 'alice', routed).newSession();
-    const turn = await session.sendMessage('move 3');
-    await new Promise<void>((resolve) =>
-      turn.events.subscribe((e) => e.payload.type === 'approval_requested' && resolve()),
-    );
-    // Instance A dies: its lease goes with it, its connections drop, the client turns to B.
-    lock.crash('A');
-    target = b.origin;
-    await a.close();
+    const { lock, session, turn } = await parkedOnCrash(3, 'c3', 'Moved 3.');
     // The turn is parked, not lost: whichever instance the client reaches shows it waiting.
     const active = await waitFor(() => (lock.holderOf(session.id) === 'B' ? session.activeTurn : null));
     expect(active).toBe(turn);
@@ -199,21 +207,7 @@ describe('two instances on one storage', () => {
   });
 
   it('continueTurn() of a parked turn goes on with the same turn object', async () => {
-    const { lock, a, b } = await twoInstances([
-      reply.toolCalls([{ name: 'transfer', arguments: { amount: 5 }, callId: 'c5' }]),
-      reply.text('Moved 5.'),
-    ]);
-    let target = a.origin;
-    const routed: typeof fetch = (input, init) =>
-      fetch(String(input).replace(/^http:\/\/127\.0\.0\.1:\d+/, target), init);
-    const session = await remoteFor(`${a.origin}/agent`, 'alice', routed).newSession();
-    const turn = await session.sendMessage('move 5');
-    await new Promise<void>((resolve) =>
-      turn.events.subscribe((e) => e.payload.type === 'approval_requested' && resolve()),
-    );
-    lock.crash('A');
-    target = b.origin;
-    await a.close();
+    const { lock, session, turn } = await parkedOnCrash(5, 'c5', 'Moved 5.');
     await waitFor(() => session.interruptedTurn?.turnId === turn.id);
     const continued = await session.continueTurn();
     expect(continued).toBe(turn);
@@ -225,21 +219,7 @@ describe('two instances on one storage', () => {
   });
 
   it('discardInterruptedTurn() after the instance that ran the turn is gone', async () => {
-    const { lock, a, b } = await twoInstances([
-      reply.toolCalls([{ name: 'transfer', arguments: { amount: 4 }, callId: 'c4' }]),
-      reply.text('Nothing moved.'),
-    ]);
-    let target = a.origin;
-    const routed: typeof fetch = (input, init) =>
-      fetch(String(input).replace(/^http:\/\/127\.0\.0\.1:\d+/, target), init);
-    const session = await remoteFor(`${a.origin}/agent`, 'alice', routed).newSession();
-    const turn = await session.sendMessage('move 4');
-    await new Promise<void>((resolve) =>
-      turn.events.subscribe((e) => e.payload.type === 'approval_requested' && resolve()),
-    );
-    lock.crash('A');
-    target = b.origin;
-    await a.close();
+    const { lock, session, turn } = await parkedOnCrash(4, 'c4', 'Nothing moved.');
     await waitFor(() => session.interruptedTurn?.turnId === turn.id);
     await session.discardInterruptedTurn();
     expect(session.interruptedTurn).toBeNull();
