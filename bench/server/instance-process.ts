@@ -4,6 +4,7 @@
  * @module
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InstanceConfig, InstanceRequest } from './instance-protocol.js';
 
@@ -21,11 +22,19 @@ export interface InstanceProcess {
   stop(): Promise<void>;
 }
 
-/** Starts an instance with `config`; resolves once it listens. */
-export async function startInstance(config: InstanceConfig): Promise<InstanceProcess> {
-  const child = fork(ENTRY, [JSON.stringify(config)], {
-    cwd: ROOT,
-    execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+/**
+ * Starts an instance with `config`; resolves once it listens. `root` is the source tree it runs
+ * (this one by default; the baseline's copy for `--baseline`).
+ */
+export async function startInstance(config: InstanceConfig, root = ROOT): Promise<InstanceProcess> {
+  const child = fork(join(root, relative(ROOT, ENTRY)), [JSON.stringify(config)], {
+    cwd: root,
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

@@ -42,6 +42,12 @@ export type InstanceRequest =
   | { type: 'writes' }
   /** Why the event streams closed so far (`{ overflow: 2, … }`), and `open`: how many are open. */
   | { type: 'streams' }
+  /**
+   * Starts a CPU profile of this process (`start`), or stops it and writes it to
+   * `<dir>/<name>.cpuprofile` (`stop`): one round's profile, without the start-up.
+   */
+  | { type: 'profile'; start: true }
+  | { type: 'profile'; start: false; dir: string; name: string }
   | { type: 'stop' };
 
 /** The heap and RSS of an instance after a full GC, in bytes. */

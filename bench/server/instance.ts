@@ -9,10 +9,12 @@
  * Run: `node --import tsx --expose-gc bench/server/instance.ts '<InstanceConfig as JSON>'`.
  * @module
  */
+import { writeFileSync } from 'node:fs';
 import { createServer, ServerResponse, type IncomingMessage } from 'node:http';
+import { Session as InspectorSession } from 'node:inspector/promises';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createAgentHandler, toNodeListener } from '../../src/server.js';
-import { sseWriterSettings } from '../../src/server/sse-writer.js';
 import {
   agentFactory,
   benchProvider,
@@ -24,11 +26,12 @@ import {
 import { driveSessions } from './drive.js';
 import { fullGc } from './gc.js';
 import type { InstanceConfig, InstanceRequest } from './instance-protocol.js';
-import { postgresWorld } from './postgres-world.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as InstanceConfig;
 const counts: LockCounts = { steals: 0, lost: 0 };
-const pg = config.postgres ? postgresWorld(config.postgres) : null;
+// Imported only when used: the baseline (`--baseline`) runs this harness on an older source tree,
+// which may not have these modules.
+const pg = config.postgres ? (await import('./postgres-world.js')).postgresWorld(config.postgres) : null;
 const world: AgentWorld = pg
   ? { ...pg.world, lock: pg.world.lock && countingLock(pg.world.lock, counts) }
   : inMemoryWorld();
@@ -56,13 +59,15 @@ ServerResponse.prototype.write = function (this: ServerResponse, ...args: Parame
 // Why each event stream closed, and how many are open (the slow-client part).
 const streamCloses: Record<string, number> = {};
 let openStreams = 0;
-sseWriterSettings.onOpen = (writer) => {
-  openStreams++;
-  void writer.closed.then((reason) => {
-    openStreams--;
-    streamCloses[reason] = (streamCloses[reason] ?? 0) + 1;
-  });
-};
+const sse = await import('../../src/server/sse-writer.js').catch(() => null);
+if (sse)
+  sse.sseWriterSettings.onOpen = (writer) => {
+    openStreams++;
+    void writer.closed.then((reason) => {
+      openStreams--;
+      streamCloses[reason] = (streamCloses[reason] ?? 0) + 1;
+    });
+  };
 const server = createServer((req, res) => {
   if (req.url?.startsWith('/plain')) void plainRoute(req, res);
   else listener(req, res);
@@ -107,6 +112,8 @@ async function plainRoute(req: IncomingMessage, res: ServerResponse): Promise<vo
   res.end('data: [DONE]\n\n');
 }
 
+const profiler = new InspectorSession();
+
 /** This process's CPU time so far (user + system), in ms. */
 function cpuMs(): number {
   const { user, system } = process.cpuUsage();
@@ -146,6 +153,17 @@ async function answer(request: InstanceRequest): Promise<unknown> {
       return { ...streamCloses, open: openStreams };
     case 'counts':
       return { ...counts };
+    case 'profile':
+      if (request.start) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      } else {
+        const { profile } = await profiler.post('Profiler.stop');
+        writeFileSync(join(request.dir, `${request.name}.cpuprofile`), JSON.stringify(profile));
+        profiler.disconnect();
+      }
+      return null;
     case 'stop':
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

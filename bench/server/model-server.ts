@@ -130,7 +130,9 @@ export async function startModelServer(): Promise<ModelServer> {
       const tag = lastUserText(body);
       let log: number[] | null = null;
       if (tag.startsWith('lat-')) emissions.set(tag, (log = []));
-      void answer(res, Number(shape[1]), Number(shape[2]), Number(shape[3] ?? 0), tag, log).catch(() => res.destroy());
+      void answer(res, Number(shape[1]), Number(shape[2]), Number(shape[3] ?? 0), tag, log).catch(() =>
+        res.destroy(),
+      );
     });
   });
   server.keepAliveTimeout = 30_000;

@@ -7,7 +7,17 @@ import { countOption } from '../peer/settings.js';
 import type { BenchOptions } from '../types.js';
 
 /** The parts `--only` can pick. */
-export const PARTS = ['throughput', 'latency', 'memory', 'load', 'postgres', 'paced', 'admission', 'slow', 'takeover'] as const;
+export const PARTS = [
+  'throughput',
+  'latency',
+  'memory',
+  'load',
+  'postgres',
+  'paced',
+  'admission',
+  'slow',
+  'takeover',
+] as const;
 
 /** One of {@link PARTS}. */
 export type Part = (typeof PARTS)[number];

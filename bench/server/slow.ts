@@ -77,14 +77,17 @@ async function runTurn(instance: InstanceProcess, slowClients: boolean): Promise
     await new Promise((resolve) => setTimeout(resolve, (DELTAS * PACE_MS) / 2));
     const during = await instance.request<MemoryReading>({ type: 'memory' });
     const result = await turn.result;
-    const status = result.error ? `${result.status} (${result.error.code}: ${result.error.message})` : result.status;
+    const status = result.error
+      ? `${result.status} (${result.error.code}: ${result.error.message})`
+      : result.status;
     await session.close();
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const after = await instance.request<MemoryReading>({ type: 'memory' });
     const streamsAfter = await instance.request<Record<string, number>>({ type: 'streams' });
     const streams: Record<string, number> = { open: streamsAfter['open'] ?? 0 };
     for (const [reason, count] of Object.entries(streamsAfter))
-      if (reason !== 'open' && count !== streamsBefore[reason]) streams[reason] = count - (streamsBefore[reason] ?? 0);
+      if (reason !== 'open' && count !== streamsBefore[reason])
+        streams[reason] = count - (streamsBefore[reason] ?? 0);
     return { before, during, after, status, streams, trickled: readers[1]?.read ?? 0 };
   } finally {
     for (const reader of readers) reader.stop();
@@ -109,9 +112,33 @@ export async function slow(instance: InstanceProcess): Promise<Row[]> {
       .map(([reason, count]) => `${count} ${reason}`)
       .join(', ');
   return [
-    row(part, 'heap during, no slow client', mib(plain.during.heapUsed - plain.before.heapUsed), 'MiB', `before → mid-answer → after close: ${readings(plain)}`),
-    row(part, 'heap during, two slow clients', mib(behind.during.heapUsed - behind.before.heapUsed), 'MiB', `a client that never reads and one at 1 kB/s on the session's stream: ${readings(behind)}`),
-    row(part, 'heap the slow clients added', mib(behind.during.heapUsed - behind.before.heapUsed - (plain.during.heapUsed - plain.before.heapUsed)), 'MiB', `maxStreamBufferBytes ${mib(SLOW_BUFFER_BYTES)} MiB each`),
-    row(part, 'streams dropped as overflowing', behind.streams['overflow'] ?? 0, 'of 2', `the instance's event streams, by why they closed: ${closes(behind)} (without the slow clients: ${closes(plain)}); turn ${behind.status}; ${behind.trickled} B read at 1 kB/s`),
+    row(
+      part,
+      'heap during, no slow client',
+      mib(plain.during.heapUsed - plain.before.heapUsed),
+      'MiB',
+      `before → mid-answer → after close: ${readings(plain)}`,
+    ),
+    row(
+      part,
+      'heap during, two slow clients',
+      mib(behind.during.heapUsed - behind.before.heapUsed),
+      'MiB',
+      `a client that never reads and one at 1 kB/s on the session's stream: ${readings(behind)}`,
+    ),
+    row(
+      part,
+      'heap the slow clients added',
+      mib(behind.during.heapUsed - behind.before.heapUsed - (plain.during.heapUsed - plain.before.heapUsed)),
+      'MiB',
+      `maxStreamBufferBytes ${mib(SLOW_BUFFER_BYTES)} MiB each`,
+    ),
+    row(
+      part,
+      'streams dropped as overflowing',
+      behind.streams['overflow'] ?? 0,
+      'of 2',
+      `the instance's event streams, by why they closed: ${closes(behind)} (without the slow clients: ${closes(plain)}); turn ${behind.status}; ${behind.trickled} B read at 1 kB/s`,
+    ),
   ];
 }

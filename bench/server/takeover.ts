@@ -14,7 +14,13 @@
  */
 import { RemoteAgent } from '../../src/remote.js';
 import type { AgentEvent } from '../../src/index.js';
-import { RoutingProxy, startInstance, startModel, within, type ChaosInstance } from '../../test/chaos/world.js';
+import {
+  RoutingProxy,
+  startInstance,
+  startModel,
+  within,
+  type ChaosInstance,
+} from '../../test/chaos/world.js';
 import { quantile } from '../peer/stats.js';
 import { startPostgres } from './postgres-server.js';
 import { round, row, type Row } from './report.js';
@@ -113,11 +119,7 @@ export async function takeover(kills: number): Promise<Row[]> {
     for (const leaseMs of [DEFAULT_LEASE_MS, SHORT_LEASE_MS]) {
       const rounds: Round[] = [];
       for (let k = 0; k < kills; k++) rounds.push(await runRound(leaseMs, (a) => a.kill()));
-      summarise(
-        `SIGKILL, leaseMs ${leaseMs / 1000} s`,
-        rounds,
-        `bound: leaseMs + 2 s of the reconnect`,
-      );
+      summarise(`SIGKILL, leaseMs ${leaseMs / 1000} s`, rounds, `bound: leaseMs + 2 s of the reconnect`);
       if (leaseMs === SHORT_LEASE_MS) {
         // What recovery costs the model: the first run's words, then the whole answer again.
         const uninterrupted = 'part one part two'.length;
